@@ -1,0 +1,63 @@
+"""Small helpers the built-in rules share: ARM value spellings and AKS pool facts."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from typing import Any
+
+from scanner.checkapi import CheckContext
+from scanner.model import Resource
+from scanner.unknown import Unknown, UnknownValueError
+
+WAF_AI = "https://learn.microsoft.com/azure/well-architected/ai/"
+
+
+def same_text(value: Any, *choices: str) -> bool:
+    """Case-insensitive match of an ARM enum value; Unknown raises."""
+    if isinstance(value, Unknown):
+        raise UnknownValueError(value)
+    return isinstance(value, str) and value.lower() in {c.lower() for c in choices}
+
+
+def is_public(resource: Resource, path: str = "properties.publicNetworkAccess") -> bool | Unknown:
+    """Whether ``publicNetworkAccess`` leaves the resource reachable; absent means Enabled."""
+    value = resource.get(path)
+    if isinstance(value, Unknown):
+        return value
+    return not same_text(value, "Disabled")
+
+
+def pool_is_gpu(pool: Resource, ctx: CheckContext) -> bool:
+    """An agent pool runs GPU nodes; an absent size is AKS's default, a CPU size."""
+    size = pool.get("properties.vmSize")
+    return size is not None and ctx.sizes.is_gpu(size)
+
+
+def pool_mode(pool: Resource) -> str:
+    """``system`` or ``user`` (a standalone pool without a mode is a User pool)."""
+    mode = pool.get("properties.mode")
+    if isinstance(mode, Unknown):
+        raise UnknownValueError(mode)
+    return mode.lower() if isinstance(mode, str) else "user"
+
+
+def cluster_name(pool: Resource) -> str:
+    return pool.name.rsplit("/", 1)[0]
+
+
+_DURATION = re.compile(
+    r"^P(?:(?P<days>\d+(?:\.\d+)?)D)?(?:T(?:(?P<hours>\d+(?:\.\d+)?)H)?(?:(?P<minutes>\d+(?:\.\d+)?)M)?(?:(?P<seconds>\d+(?:\.\d+)?)S)?)?$",
+    re.IGNORECASE,
+)
+
+
+def parse_duration(text: Any) -> timedelta | None:
+    """An ISO-8601 duration such as ``PT15M`` or ``P1DT2H``; None when it is not one."""
+    if not isinstance(text, str):
+        return None
+    match = _DURATION.match(text.strip())
+    if not match or text.strip().upper() in ("P", "PT"):
+        return None
+    parts = {k: float(v) for k, v in match.groupdict().items() if v}
+    return timedelta(**parts)

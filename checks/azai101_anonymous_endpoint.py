@@ -1,0 +1,134 @@
+"""AZAI-101 anonymous-endpoint."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checks._common import WAF_AI, is_public, same_text
+from scanner import azure_types as T
+from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import Resource
+from scanner.unknown import Unknown, known
+
+
+@rule(
+    id="AZAI-101",
+    slug="anonymous-endpoint",
+    title="Inference endpoint accepts calls without a Microsoft Entra identity",
+    pillar=Pillar.SECURITY,
+    severity=Severity.HIGH,
+    resource_types=(T.ONLINE_ENDPOINT, T.SERVERLESS_ENDPOINT, T.COGNITIVE_ACCOUNT, T.CONTAINER_APP),
+    principle=Principle(
+        "Require authentication for all inferencing endpoints, including system-to-system calls. "
+        "Avoid anonymous endpoints and prefer Microsoft Entra identities (RBAC, managed identity) over keys.",
+        WAF_AI + "design-principles#security",
+    ),
+    remediation=Remediation(
+        terraform=(
+            "azurerm_cognitive_account: set local_auth_enabled = false. AML online endpoint (azapi_resource): "
+            'body = { properties = { authMode = "AADToken" } }; serverless endpoint: authMode = "AAD".'
+        ),
+        bicep=(
+            "Cognitive Services / OpenAI: properties: { disableLocalAuth: true }. "
+            "onlineEndpoints: properties: { authMode: 'AADToken' }; serverlessEndpoints: authMode: 'AAD'."
+        ),
+        cli=(
+            "az cognitiveservices account update -n NAME -g RG --custom-domain NAME --api-properties "
+            "disableLocalAuth=true; az ml online-endpoint update -n EP --set auth_mode=aad_token"
+        ),
+    ),
+    help_uri=WAF_AI + "design-principles#security",
+)
+def anonymous_endpoint(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """An inference endpoint that accepts a shared key (or no credential at all) instead of a
+    Microsoft Entra identity.
+
+    ## What fails
+
+    - An AML online endpoint with `properties.authMode` `Key`.
+    - An AML serverless endpoint with `properties.authMode` `Key` or `KeyAndAAD`.
+    - A Cognitive Services, Azure OpenAI or AI Services account whose `properties.disableLocalAuth`
+      is not `true` (absent means local keys are accepted).
+    - A Container App with external ingress and no `authConfigs` child that enables platform
+      authentication.
+
+    The finding is **critical** instead of high when the endpoint is also reachable from public
+    networks: `publicNetworkAccess` is not `Disabled` (absent means `Enabled`), or, for a
+    Container App, its ingress is external.
+
+    ## What passes
+
+    `AMLToken` or `AADToken` online endpoints, `AAD` serverless endpoints, accounts with
+    `disableLocalAuth: true`, internal-only Container Apps, and external ones with an enabled
+    auth configuration.
+
+    ## Undetermined when
+
+    The auth mode, `disableLocalAuth` or ingress setting is unknown before deploy (a Terraform
+    value known only after apply, or an ARM expression that needs the deployment), or an online
+    or serverless endpoint declares no `authMode` at all.
+
+    ## Why
+
+    A key is a bearer secret: anyone who has it can call the model, keys leak into notebooks and
+    pipelines, and key calls carry no caller identity for audit. ML online endpoints have no
+    anonymous mode, so `Key` with public network access is the anonymous endpoint in practice.
+    """
+    if resource.type_key == T.COGNITIVE_ACCOUNT.lower():
+        disabled = known(resource.get("properties.disableLocalAuth"))
+        if disabled is not True:
+            yield _violation(
+                resource,
+                f"{_kind(resource)} account '{resource.name}' accepts API keys (disableLocalAuth is not true)",
+                "properties.disableLocalAuth",
+                disabled,
+                "true",
+            )
+        return
+    if resource.type_key == T.CONTAINER_APP.lower():
+        external = known(resource.get("properties.configuration.ingress.external"))
+        if external is True and not _has_auth_config(resource, ctx):
+            yield Violation(
+                f"Container App '{resource.name}' has external ingress and no authentication configuration",
+                "properties.configuration.ingress.external",
+                True,
+                "an authConfigs resource with platform.enabled true, or internal ingress",
+                Severity.CRITICAL,
+            )
+        return
+    mode = resource.get("properties.authMode")
+    if mode is None:
+        known(Unknown("authMode is not declared", path="properties.authMode"))
+    serverless = resource.type_key == T.SERVERLESS_ENDPOINT.lower()
+    keyed = same_text(mode, "Key", "KeyAndAAD") if serverless else same_text(mode, "Key")
+    if keyed:
+        kind = "serverless" if serverless else "online"
+        expected = "AAD" if serverless else "AADToken or AMLToken"
+        yield _violation(
+            resource,
+            f"AML {kind} endpoint '{resource.name}' uses key authentication (authMode {mode})",
+            "properties.authMode",
+            mode,
+            expected,
+        )
+
+
+def _violation(resource: Resource, message: str, path: str, observed: object, expected: str) -> Violation:
+    public = is_public(resource)
+    if isinstance(public, Unknown) or public:
+        note = "public network access unknown" if isinstance(public, Unknown) else "reachable from public networks"
+        return Violation(f"{message}, {note}", path, observed, expected, Severity.CRITICAL)
+    return Violation(message, path, observed, expected)
+
+
+def _kind(resource: Resource) -> str:
+    kind = resource.body.get("kind")
+    return f"{kind} " if isinstance(kind, str) else "Cognitive Services "
+
+
+def _has_auth_config(app: Resource, ctx: CheckContext) -> bool:
+    for config in ctx.inventory.children(app, T.CONTAINER_APP_AUTH):
+        enabled = known(config.get("properties.platform.enabled"))
+        if enabled is not False:
+            return True
+    return False

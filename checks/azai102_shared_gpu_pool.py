@@ -1,0 +1,98 @@
+"""AZAI-102 shared-gpu-pool."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checks._common import WAF_AI, cluster_name, pool_is_gpu, pool_mode
+from scanner import azure_types as T
+from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import Resource
+from scanner.unknown import known
+
+ISOLATING_EFFECTS = ("noschedule", "noexecute")
+
+
+@rule(
+    id="AZAI-102",
+    slug="shared-gpu-pool",
+    title="GPU node pool is shared with other workloads",
+    pillar=Pillar.SECURITY,
+    severity=Severity.MEDIUM,
+    resource_types=(T.AGENT_POOL, T.MANAGED_CLUSTER),
+    principle=Principle(
+        "Isolate GPU node pools from other APIs and workloads, using taints, tolerations and node "
+        "selectors. Use GPU compute only for AI functions.",
+        WAF_AI + "application-platform",
+    ),
+    remediation=Remediation(
+        terraform=(
+            'azurerm_kubernetes_cluster_node_pool: mode = "User" and node_taints = ["sku=gpu:NoSchedule"]; '
+            "keep default_node_pool on a CPU size."
+        ),
+        bicep="agentPools: properties: { mode: 'User', nodeTaints: [ 'sku=gpu:NoSchedule' ] }",
+        cli="az aks nodepool add -g RG --cluster-name AKS -n gpu --mode User --node-taints sku=gpu:NoSchedule ...",
+    ),
+    help_uri=WAF_AI + "application-platform",
+)
+def shared_gpu_pool(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """An AKS node pool with GPU nodes that ordinary pods can be scheduled on.
+
+    ## What fails
+
+    - A pool whose VM size is a GPU size (from the bundled size table, not a name prefix) and
+      whose `mode` is `System`: cluster add-ons and system pods then run on GPU nodes.
+    - A GPU `User` pool without a `NoSchedule` or `NoExecute` taint in `nodeTaints`: any pod
+      without a node selector can land on it. `PreferNoSchedule` does not isolate.
+
+    Pools are read both from a cluster's `agentPoolProfiles` and from standalone
+    `managedClusters/agentPools` resources (Terraform's `azurerm_kubernetes_cluster_node_pool`).
+    A standalone pool without a `mode` is a User pool; in a cluster without any pool marked
+    System, AKS makes the first pool System.
+
+    ## What passes
+
+    CPU pools of any kind, and GPU User pools with an isolating taint such as
+    `sku=gpu:NoSchedule` or `nvidia.com/gpu=present:NoSchedule`.
+
+    ## Undetermined when
+
+    The pool's VM size, mode or taints are unknown before deploy, or a cluster's whole
+    `agentPoolProfiles` list is (so its pools cannot be read at all).
+
+    ## Why
+
+    GPU nodes cost ten to a hundred times a CPU node. An untainted GPU pool fills with pods that
+    never use the GPU, which blocks AI jobs from the capacity they were bought for and keeps the
+    pool from scaling down; a GPU system pool can never scale to zero. Isolation also keeps
+    general workloads away from nodes that hold model weights and inference data.
+    """
+    if resource.type_key == T.MANAGED_CLUSTER.lower():
+        known(resource.get("properties.agentPoolProfiles"))
+        return
+    if not pool_is_gpu(resource, ctx):
+        return
+    size = resource.get("properties.vmSize")
+    where = f"GPU pool '{resource.name.rsplit('/', 1)[-1]}' ({size}) in cluster '{cluster_name(resource)}'"
+    if pool_mode(resource) == "system":
+        yield Violation(
+            f"{where} is a System pool, so system pods share its GPU nodes",
+            "properties.mode",
+            "System",
+            "User",
+        )
+        return
+    taints = known(resource.get("properties.nodeTaints"))
+    effects = [_effect(known(t)) for t in taints] if isinstance(taints, list) else []
+    if not any(e in ISOLATING_EFFECTS for e in effects):
+        yield Violation(
+            f"{where} has no NoSchedule or NoExecute taint, so any pod can be scheduled on it",
+            "properties.nodeTaints",
+            taints if isinstance(taints, list) else [],
+            "a taint such as sku=gpu:NoSchedule",
+        )
+
+
+def _effect(taint: object) -> str:
+    """The effect of a ``key=value:Effect`` taint, lower-cased."""
+    return str(taint).rsplit(":", 1)[-1].strip().lower() if ":" in str(taint) else ""

@@ -1,0 +1,156 @@
+"""AZAI-201 always-on-compute."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checks._common import WAF_AI, cluster_name, parse_duration, pool_is_gpu, pool_mode, same_text
+from scanner import azure_types as T
+from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import Resource
+from scanner.unknown import Unknown, known
+
+
+@rule(
+    id="AZAI-201",
+    slug="always-on-compute",
+    title="AI compute cannot scale to zero or shut down when idle",
+    pillar=Pillar.COST,
+    severity=Severity.MEDIUM,
+    resource_types=(T.COMPUTE, T.AGENT_POOL),
+    principle=Principle(
+        "Prefer platforms that can be stopped when not in use, and let training and exploratory "
+        "compute scale to zero; do not run always-on compute for work that is not full-time.",
+        WAF_AI + "design-principles#cost-optimization",
+    ),
+    remediation=Remediation(
+        terraform=(
+            "azurerm_machine_learning_compute_cluster: scale_settings { min_node_count = 0 }. GPU node pool: "
+            "auto_scaling_enabled = true, min_count = 0. Compute instance idle shutdown is not expressible in "
+            "azurerm: add azapi_update_resource with body = "
+            '{ properties = { properties = { idleTimeBeforeShutdown = "PT30M" } } }.'
+        ),
+        bicep=(
+            "computes (AmlCompute): properties.properties.scaleSettings.minNodeCount: 0; ComputeInstance: "
+            "properties.properties.idleTimeBeforeShutdown: 'PT30M' (API 2025-12-01 or a preview >= 2022-06-01); "
+            "agentPools: enableAutoScaling: true, minCount: 0."
+        ),
+        cli=(
+            "az ml compute update -n CLUSTER --min-instances 0; az ml compute create --type ComputeInstance "
+            "--idle-time-before-shutdown-minutes 30; "
+            "az aks nodepool update --enable-cluster-autoscaler --min-count 0 --max-count N"
+        ),
+    ),
+    help_uri=WAF_AI + "design-principles#cost-optimization",
+    options={"max_idle_before_shutdown": "PT4H"},
+)
+def always_on_compute(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """AI compute that keeps billing while nobody uses it.
+
+    ## What fails
+
+    - An AML compute cluster (`computeType` `AmlCompute`) with `scaleSettings.minNodeCount`
+      above 0: those nodes run around the clock.
+    - An AML compute instance without `idleTimeBeforeShutdown`, or with one longer than the
+      `max_idle_before_shutdown` option (default `PT4H`). The azurerm provider cannot set idle
+      shutdown at all; an `azapi_update_resource` that sets it is merged into the instance.
+    - An AKS GPU **User** pool that cannot reach zero nodes: autoscaling with `minCount` above 0,
+      or a fixed `count` above 0 without autoscaling (an absent count is AKS's default of 1).
+      GPU System pools are reported by AZAI-102 instead.
+
+    ## What passes
+
+    Clusters with `minNodeCount` 0 (the default), instances with an idle shutdown within the
+    limit, GPU pools that autoscale from 0, and CPU pools.
+
+    ## Undetermined when
+
+    The compute type, node counts, autoscaling flag or idle setting is unknown before deploy,
+    or an autoscaled pool declares no `minCount`.
+
+    ## Options
+
+    - `max_idle_before_shutdown` (ISO-8601 duration, default `PT4H`): the longest idle time
+      before shutdown that still counts as scaling to zero. Azure allows 15 minutes to 3 days.
+
+    ## Why
+
+    Training, fine-tuning and exploration are bursty; GPU compute is billed per node-hour
+    whether it works or not. Minimum nodes above zero, and instances that never shut down,
+    are the commonest cause of idle GPU spend. Peers disagree here: PSRule's
+    `Azure.AKS.MinUserPoolNodes` asks for at least 3 user nodes, which is right for serving CPU
+    pools and wrong for GPU pools that should scale to zero, so this rule applies only to GPU pools.
+    """
+    if resource.type_key == T.AGENT_POOL.lower():
+        yield from _gpu_pool(resource, ctx)
+        return
+    compute_type = known(resource.get("properties.computeType"))
+    if same_text(compute_type, "AmlCompute"):
+        minimum = known(resource.get("properties.properties.scaleSettings.minNodeCount", 0))
+        if isinstance(minimum, (int, float)) and minimum > 0:
+            yield Violation(
+                f"AML compute cluster '{resource.name}' keeps {minimum:g} node(s) running (minNodeCount {minimum:g})",
+                "properties.properties.scaleSettings.minNodeCount",
+                minimum,
+                "0",
+            )
+    elif same_text(compute_type, "ComputeInstance"):
+        yield from _instance(resource, ctx)
+
+
+def _instance(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    path = "properties.properties.idleTimeBeforeShutdown"
+    idle = known(resource.get(path))
+    limit_text = str(ctx.options.get("max_idle_before_shutdown", "PT4H"))
+    limit = parse_duration(limit_text)
+    if idle is None:
+        hint = (
+            " (not expressible in azurerm; set it with azapi_update_resource)"
+            if resource.origin.kind == "terraform"
+            else ""
+        )
+        yield Violation(
+            f"AML compute instance '{resource.name}' has no idle shutdown{hint}",
+            path,
+            None,
+            f"an idleTimeBeforeShutdown of at most {limit_text}",
+        )
+        return
+    duration = parse_duration(idle)
+    if duration is None:
+        known(Unknown(f"idleTimeBeforeShutdown {idle!r} is not an ISO-8601 duration", path=path))
+    if limit is not None and duration is not None and duration > limit:
+        yield Violation(
+            f"AML compute instance '{resource.name}' waits {idle} before shutting down (limit {limit_text})",
+            path,
+            idle,
+            f"at most {limit_text}",
+        )
+
+
+def _gpu_pool(pool: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    if not pool_is_gpu(pool, ctx) or pool_mode(pool) != "user":
+        return
+    where = f"GPU pool '{pool.name.rsplit('/', 1)[-1]}' in cluster '{cluster_name(pool)}'"
+    autoscale = known(pool.get("properties.enableAutoScaling", False))
+    if autoscale is True:
+        minimum = pool.get("properties.minCount")
+        if minimum is None:
+            known(Unknown("an autoscaled pool without minCount", path="properties.minCount"))
+        minimum = known(minimum)
+        if minimum > 0:
+            yield Violation(
+                f"{where} autoscales but never below {minimum} node(s)",
+                "properties.minCount",
+                minimum,
+                "0",
+            )
+        return
+    count = known(pool.get("properties.count", 1))
+    if count > 0:
+        yield Violation(
+            f"{where} runs a fixed {count} node(s) without autoscaling",
+            "properties.count",
+            count,
+            "autoscaling with minCount 0, or count 0",
+        )

@@ -1,0 +1,143 @@
+"""AZAI-301 cross-region."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from checks._common import WAF_AI, same_text
+from scanner import azure_types as T
+from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import Resource, normalize_location
+from scanner.unknown import Unknown, known
+
+
+@rule(
+    id="AZAI-301",
+    slug="cross-region",
+    title="AI data and compute are in different regions",
+    pillar=Pillar.PERFORMANCE,
+    severity=Severity.MEDIUM,
+    resource_types=(T.WORKSPACE, T.COMPUTE),
+    principle=Principle(
+        "Deploy related resources in the same region, so that data and compute reside together.",
+        WAF_AI + "design-principles#performance-efficiency",
+    ),
+    remediation=Remediation(
+        terraform=(
+            "Give azurerm_machine_learning_workspace, its storage account and its compute the same location "
+            "(one var.location), or point the workspace at a storage account in its own region."
+        ),
+        bicep="Use one location parameter for the workspace, its storage account and computeLocation of every compute.",
+        cli="Recreate the compute in the workspace's storage region: az ml compute create --location REGION ...",
+    ),
+    help_uri=WAF_AI + "design-principles#performance-efficiency",
+)
+def cross_region(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """An AML workspace whose data (its default storage account) is in another region than the
+    workspace itself or than the compute that processes it.
+
+    ## What fails
+
+    - A workspace whose `properties.storageAccount` is in a different region from the workspace.
+    - A workspace compute in a different region from the workspace's storage account:
+      `properties.computeLocation` for AmlCompute and ComputeInstance (else the compute's
+      `location`, else the workspace's region, as for azurerm v4 compute instances), and the
+      AKS cluster's region for an attached Kubernetes or AKS compute.
+
+    Regions compare normalized (`East US` equals `eastus`).
+
+    ## What passes
+
+    A workspace, its storage and its computes all in one region. In a template, two resources
+    both placed in `resourceGroup().location` are in one region even though it is not named.
+
+    ## Undetermined when
+
+    The storage account id is unknown, the storage account (or attached cluster) is not among
+    the scanned resources, or a region is an expression that cannot be evaluated.
+
+    ## Why
+
+    Training and batch inference read the workspace's data continuously. Across regions every
+    read pays inter-region latency and egress charges, and data may leave the region it is
+    meant to stay in.
+    """
+    if resource.type_key == T.WORKSPACE.lower():
+        storage = _storage(resource, ctx)
+        workspace_region = _region(resource.location)
+        storage_region = _region(storage.location)
+        if workspace_region is not None and storage_region is not None and not _same(workspace_region, storage_region):
+            yield Violation(
+                f"Workspace '{resource.name}' is in {workspace_region} but its storage account "
+                f"'{storage.name}' is in {storage_region}",
+                "properties.storageAccount",
+                storage_region,
+                str(workspace_region),
+            )
+        return
+    workspace = ctx.inventory.parent(resource)
+    if workspace is None:
+        known(Unknown("the compute's workspace is not among the scanned resources"))
+        return
+    region, path = _compute_region(resource, workspace, ctx)
+    storage = _storage(workspace, ctx)
+    storage_region = _region(storage.location)
+    if region is not None and storage_region is not None and not _same(region, storage_region):
+        yield Violation(
+            f"Compute '{resource.name}' runs in {region} but workspace '{workspace.name}' keeps its data "
+            f"(storage account '{storage.name}') in {storage_region}",
+            path,
+            region,
+            str(storage_region),
+        )
+
+
+def _storage(workspace: Resource, ctx: CheckContext) -> Resource:
+    found = known(ctx.inventory.workspace_storage(workspace))
+    if found is None:
+        reference = workspace.get("properties.storageAccount")
+        reason = (
+            f"workspace '{workspace.name}' declares no storage account"
+            if reference is None
+            else f"the storage account of workspace '{workspace.name}' is not among the scanned resources"
+        )
+        known(Unknown(reason, path="properties.storageAccount"))
+    assert isinstance(found, Resource)
+    return found
+
+
+def _compute_region(compute: Resource, workspace: Resource, ctx: CheckContext) -> tuple[Any, str]:
+    """Where a compute runs, and the property that decides it.
+
+    AmlCompute and ComputeInstance run in ``computeLocation``, else in their own ``location``,
+    else (azurerm v4 has no compute-instance location) in the workspace's region. The evidence
+    path is ``properties.computeLocation`` in every case, so the finding keeps one fingerprint
+    whichever form declared the region.
+    """
+    compute_type = known(compute.get("properties.computeType"))
+    if same_text(compute_type, "Kubernetes", "AKS"):
+        cluster = known(ctx.inventory.attached_cluster(compute))
+        if cluster is None:
+            known(Unknown("the attached cluster is not among the scanned resources", path="properties.resourceId"))
+        assert cluster is not None
+        return _region(cluster.location), "properties.resourceId"
+    explicit = compute.get("properties.computeLocation")
+    if explicit is not None:
+        region = normalize_location(explicit)
+    elif compute.location is not None:
+        region = compute.location
+    else:
+        region = workspace.location
+    return _region(region), "properties.computeLocation"
+
+
+def _region(value: Any) -> Any:
+    """A region, or a symbolic one such as ``resourceGroup().location`` that equals itself."""
+    if isinstance(value, Unknown) and value.symbol is None:
+        known(value)
+    return value
+
+
+def _same(a: Any, b: Any) -> bool:
+    return bool(a == b)

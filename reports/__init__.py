@@ -1,0 +1,1 @@
+"""Ways out: each module renders a `ScanResult` into bytes, deterministically."""

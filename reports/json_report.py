@@ -1,0 +1,74 @@
+"""The JSON report: a versioned, documented schema (docs/json-output.md)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from reports.common import location, plain, severity_counts, uri
+from scanner import __version__
+from scanner.checkapi import Severity
+from scanner.engine import ScanResult
+
+SCHEMA_VERSION = "1.0"
+
+
+def render(result: ScanResult, fail_on: Severity | None) -> bytes:
+    document: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "azai", "version": __version__},
+        "inputs": result.inputs,
+        "findings": [
+            {
+                "rule_id": f.check.id,
+                "slug": f.check.slug,
+                "title": f.check.title,
+                "severity": f.severity.label,
+                "pillar": str(f.check.pillar),
+                "resource_id": f.resource.id,
+                "resource_name": f.resource.name,
+                "resource_type": f.resource.type,
+                "source": f.resource.origin.kind,
+                "address": f.resource.origin.address,
+                "symbolic_name": f.resource.origin.symbolic_name,
+                "message": f.violation.message,
+                "evidence": {
+                    "path": f.violation.path,
+                    "observed": plain(f.violation.observed),
+                    "expected": f.violation.expected,
+                },
+                "location": location(f),
+                "fingerprint": f.fingerprint,
+                "cost": None,
+            }
+            for f in result.findings
+        ],
+        "undetermined": [
+            {
+                "rule_id": u.check.id,
+                "slug": u.check.slug,
+                "resource_id": u.resource.id,
+                "resource_name": u.resource.name,
+                "resource_type": u.resource.type,
+                "source": u.resource.origin.kind,
+                "address": u.resource.origin.address,
+                "path": u.path,
+                "reason": u.reason,
+                "location": location(u),
+            }
+            for u in result.undetermined
+        ],
+        "warnings": result.warnings,
+        "summary": {
+            "resources": result.resources_scanned,
+            "rules": len(result.checks),
+            "findings": len(result.findings),
+            "by_severity": severity_counts(result),
+            "undetermined": len(result.undetermined),
+            "fail_on": fail_on.label if fail_on else "none",
+            "failed": bool(result.at_or_above(fail_on)),
+        },
+    }
+    for item in document["inputs"]:
+        item["path"] = uri(item["path"])
+    return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8")

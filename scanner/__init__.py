@@ -1,0 +1,7 @@
+"""azai: audit AI workloads on Azure, in IaC before deploy and in live subscriptions.
+
+The package is split by direction of data flow: ``scanner.sources`` turn inputs into one
+ARM-shaped model, ``checks`` evaluate that model, ``reports`` render the results.
+"""
+
+__version__ = "0.1.0"

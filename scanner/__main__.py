@@ -1,0 +1,5 @@
+"""``python -m scanner`` runs the CLI, for environments without the console script."""
+
+from scanner.cli import main
+
+main()

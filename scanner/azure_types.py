@@ -1,0 +1,54 @@
+"""ARM resource types the checks read, in Azure's canonical spelling.
+
+Types compare case-insensitively everywhere (`type_key`); the canonical spelling is only
+used for display, so that a live `Microsoft.ContainerService/ManagedClusters` and a template's
+`Microsoft.ContainerService/managedClusters` print the same.
+"""
+
+from __future__ import annotations
+
+WORKSPACE = "Microsoft.MachineLearningServices/workspaces"
+COMPUTE = "Microsoft.MachineLearningServices/workspaces/computes"
+ONLINE_ENDPOINT = "Microsoft.MachineLearningServices/workspaces/onlineEndpoints"
+ONLINE_DEPLOYMENT = "Microsoft.MachineLearningServices/workspaces/onlineEndpoints/deployments"
+SERVERLESS_ENDPOINT = "Microsoft.MachineLearningServices/workspaces/serverlessEndpoints"
+MANAGED_CLUSTER = "Microsoft.ContainerService/managedClusters"
+AGENT_POOL = "Microsoft.ContainerService/managedClusters/agentPools"
+STORAGE_ACCOUNT = "Microsoft.Storage/storageAccounts"
+COGNITIVE_ACCOUNT = "Microsoft.CognitiveServices/accounts"
+CONTAINER_APP = "Microsoft.App/containerApps"
+CONTAINER_APP_AUTH = "Microsoft.App/containerApps/authConfigs"
+CONTAINER_APP_ENVIRONMENT = "Microsoft.App/managedEnvironments"
+VIRTUAL_MACHINE = "Microsoft.Compute/virtualMachines"
+VM_SCALE_SET = "Microsoft.Compute/virtualMachineScaleSets"
+KEY_VAULT = "Microsoft.KeyVault/vaults"
+CONTAINER_REGISTRY = "Microsoft.ContainerRegistry/registries"
+DEPLOYMENT = "Microsoft.Resources/deployments"
+
+_CANONICAL = {
+    t.lower(): t
+    for t in (
+        WORKSPACE,
+        COMPUTE,
+        ONLINE_ENDPOINT,
+        ONLINE_DEPLOYMENT,
+        SERVERLESS_ENDPOINT,
+        MANAGED_CLUSTER,
+        AGENT_POOL,
+        STORAGE_ACCOUNT,
+        COGNITIVE_ACCOUNT,
+        CONTAINER_APP,
+        CONTAINER_APP_AUTH,
+        CONTAINER_APP_ENVIRONMENT,
+        VIRTUAL_MACHINE,
+        VM_SCALE_SET,
+        KEY_VAULT,
+        CONTAINER_REGISTRY,
+        DEPLOYMENT,
+    )
+}
+
+
+def canonical_type(resource_type: str) -> str:
+    """Azure's spelling of a known type; unknown types are returned as given."""
+    return _CANONICAL.get(resource_type.lower(), resource_type)

@@ -1,0 +1,202 @@
+"""The check API: what a rule author writes against.
+
+A rule is one plain function in one file, decorated with its metadata::
+
+    @rule(id="AZAI-101", slug="anonymous-endpoint", ...)
+    def anonymous_endpoint(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+        \"\"\"Documentation, rendered into docs/rules/.\"\"\"
+
+It receives one resource of the types it declares and yields `Violation`s for failures only;
+the engine derives passes. It does no I/O: relationships, options and metrics arrive through
+`CheckContext`. Reading an `Unknown` in a deciding property raises, and the engine records
+the pair as undetermined instead of passing it.
+"""
+
+from __future__ import annotations
+
+import enum
+import inspect
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from scanner import vmsizes
+from scanner.model import Inventory, Resource
+from scanner.unknown import Unknown, UnknownValueError
+
+
+class Severity(enum.IntEnum):
+    """Finding severity; ordered so that gates can compare."""
+
+    LOW = 1
+    MEDIUM = 2
+    HIGH = 3
+    CRITICAL = 4
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, text: str) -> Severity:
+        try:
+            return cls[text.strip().upper()]
+        except KeyError:
+            choices = ", ".join(s.label for s in cls)
+            raise ValueError(f"unknown severity {text!r} (choose from {choices})") from None
+
+
+class Pillar(enum.StrEnum):
+    """The Azure Well-Architected Framework pillars."""
+
+    SECURITY = "Security"
+    COST = "Cost Optimization"
+    RELIABILITY = "Reliability"
+    OPERATIONS = "Operational Excellence"
+    PERFORMANCE = "Performance Efficiency"
+
+
+@dataclass(frozen=True, slots=True)
+class Remediation:
+    """How to fix a failure in each of the forms users write."""
+
+    terraform: str
+    bicep: str
+    cli: str
+
+
+@dataclass(frozen=True, slots=True)
+class Principle:
+    """The Well-Architected statement a rule enforces, and where it is written."""
+
+    text: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One failure of one rule on one resource.
+
+    ``path`` is the ARM property path that decides it; reports point at that property's line
+    where the source has it, and the fingerprint includes it.
+    """
+
+    message: str
+    path: str
+    observed: Any
+    expected: str
+    severity: Severity | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GpuUtilization:
+    """Utilization evidence for one GPU resource over a lookback window."""
+
+    average_percent: float
+    maximum_percent: float
+    window: str
+    node_hours: float | None
+    metric: str
+    confidence: str
+
+
+class UtilizationSource(Protocol):
+    """Supplies utilization metrics to checks; live scans provide one, IaC scans do not."""
+
+    def gpu_utilization(self, resource: Resource) -> GpuUtilization | None: ...
+
+
+class SizeCatalog:
+    """VM size facts for checks; the bundled table by default."""
+
+    def is_gpu(self, size: Any) -> bool:
+        """True when the size carries a GPU. Unknown sizes raise, as any Unknown does."""
+        if isinstance(size, Unknown):
+            raise UnknownValueError(size)
+        return isinstance(size, str) and vmsizes.is_gpu_size(size)
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    """Everything a check may consult besides the resource itself."""
+
+    inventory: Inventory
+    options: Mapping[str, Any] = field(default_factory=dict)
+    sizes: SizeCatalog = field(default_factory=SizeCatalog)
+    utilization: UtilizationSource | None = None
+
+
+CheckFunction = Callable[[Resource, CheckContext], Iterable[Violation]]
+
+_ID = re.compile(r"^[A-Z][A-Z0-9]*-\d{3}$")
+_SLUG = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+
+
+@dataclass(frozen=True)
+class Check:
+    """A rule: its metadata and the function that evaluates it."""
+
+    id: str
+    slug: str
+    title: str
+    pillar: Pillar
+    severity: Severity
+    resource_types: tuple[str, ...]
+    principle: Principle
+    remediation: Remediation
+    help_uri: str
+    evaluate: CheckFunction = field(repr=False)
+    doc: str = field(repr=False)
+    options: Mapping[str, Any] = field(default_factory=dict)
+    sources: frozenset[str] = frozenset({"terraform", "arm", "whatif", "live"})
+    module: str = ""
+
+    @property
+    def summary(self) -> str:
+        """The first paragraph of the documentation."""
+        return self.doc.strip().split("\n\n", 1)[0].replace("\n", " ")
+
+
+def rule(
+    *,
+    id: str,
+    slug: str,
+    title: str,
+    pillar: Pillar,
+    severity: Severity,
+    resource_types: Iterable[str],
+    principle: Principle,
+    remediation: Remediation,
+    help_uri: str,
+    options: Mapping[str, Any] | None = None,
+    sources: Iterable[str] | None = None,
+) -> Callable[[CheckFunction], Check]:
+    """Declare a rule. The decorated function's docstring is the rule's documentation."""
+    if not _ID.match(id):
+        raise ValueError(f"rule id {id!r} is not of the form PREFIX-NNN")
+    if not _SLUG.match(slug):
+        raise ValueError(f"rule slug {slug!r} is not kebab-case")
+
+    def wrap(function: CheckFunction) -> Check:
+        doc = function.__doc__ or ""
+        if not doc.strip():
+            raise ValueError(f"rule {id} has no docstring; the docstring is its documentation")
+        return Check(
+            id=id,
+            slug=slug,
+            title=title,
+            pillar=pillar,
+            severity=severity,
+            resource_types=tuple(resource_types),
+            principle=principle,
+            remediation=remediation,
+            help_uri=help_uri,
+            evaluate=function,
+            doc=inspect.cleandoc(doc),
+            options=dict(options or {}),
+            sources=frozenset(sources) if sources is not None else Check.sources,
+            module=function.__module__,
+        )
+
+    return wrap

@@ -1,0 +1,326 @@
+"""The one model every source produces and every check reads: ARM-shaped resources.
+
+A `Resource` holds the JSON body the ARM REST API would return for it (``id``, ``name``,
+``type``, ``location``, ``kind``, ``sku``, ``identity``, ``tags``, ``properties``), plus an
+`Origin` saying where it came from, precisely enough to put a SARIF result on its line.
+An `Inventory` answers relationship questions (a workspace's storage account, a cluster's
+pools) from ids, so checks never need to know which source they are reading.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from scanner import azure_types as T
+from scanner.jsondoc import Document, Position
+from scanner.unknown import Unknown
+
+IAC_KINDS = frozenset({"terraform", "arm", "whatif"})
+LIVE_KIND = "live"
+
+_ID_PROVIDER = re.compile(r"/providers/", re.IGNORECASE)
+
+
+def normalize_location(value: Any) -> Any:
+    """Canonical region name: ``"East US"`` -> ``"eastus"``; Unknown and None pass through."""
+    if isinstance(value, str):
+        return value.replace(" ", "").lower()
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedId:
+    """The parts of an ARM resource id that matter for lookups."""
+
+    subscription: str | None
+    resource_group: str | None
+    resource_type: str | None
+    name_chain: str | None
+
+
+def parse_resource_id(resource_id: str) -> ParsedId:
+    """Split ``/subscriptions/s/resourceGroups/g/providers/NS/t1/n1/t2/n2`` into its parts."""
+    parts = [p for p in resource_id.split("/") if p]
+    lowered = [p.lower() for p in parts]
+    subscription = (
+        parts[lowered.index("subscriptions") + 1] if "subscriptions" in lowered[:1] and len(parts) > 1 else None
+    )
+    group = None
+    if "resourcegroups" in lowered:
+        i = lowered.index("resourcegroups")
+        group = parts[i + 1] if i + 1 < len(parts) else None
+    pieces = _ID_PROVIDER.split(resource_id)
+    if len(pieces) < 2:
+        return ParsedId(subscription, group, None, None)
+    segments = [p for p in pieces[-1].split("/") if p]
+    if len(segments) < 3:
+        return ParsedId(subscription, group, None, None)
+    namespace, rest = segments[0], segments[1:]
+    types = rest[0::2]
+    names = rest[1::2]
+    if len(types) != len(names):
+        return ParsedId(subscription, group, None, None)
+    return ParsedId(subscription, group, "/".join([namespace, *types]), "/".join(names))
+
+
+def build_resource_id(subscription: str, resource_group: str, resource_type: str, name_chain: str) -> str:
+    """The ARM id of a resource group-scoped resource (child types interleave their names)."""
+    namespace, *types = resource_type.split("/")
+    names = name_chain.split("/")
+    path = "/".join(f"{t}/{n}" for t, n in zip(types, names, strict=False))
+    return f"/subscriptions/{subscription}/resourceGroups/{resource_group}/providers/{namespace}/{path}"
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a resource came from.
+
+    ``property_map`` translates an ARM property path to the source path that produced it
+    (a Terraform attribute), keyed by the lower-cased ARM path; without it, ARM paths are
+    looked up in the source object directly. ``path_rewrite`` maps a virtual resource's paths
+    into its host object (an agent pool declared inside its cluster's ``agentPoolProfiles``).
+    """
+
+    kind: str
+    file: str | None
+    pointer: str = ""
+    document: Document | None = field(default=None, repr=False, compare=False)
+    address: str | None = None
+    symbolic_name: str | None = None
+    property_map: Mapping[str, tuple[str, ...]] | None = field(default=None, repr=False, compare=False)
+    path_rewrite: tuple[str, str] | None = None
+    reference_only: bool = False
+
+    def position(self, arm_path: str | None = None) -> Position | None:
+        """Line and column of the resource, or of one of its properties where it can be found."""
+        if self.document is None:
+            return None
+        path = arm_path or ""
+        if self.path_rewrite is not None:
+            source_prefix, host_prefix = self.path_rewrite
+            if path.lower().startswith(source_prefix.lower()):
+                path = host_prefix + path[len(source_prefix) :]
+            elif not path:
+                path = host_prefix
+        tail = self._source_tail(path)
+        return self.document.position(self.pointer, tail)
+
+    def _source_tail(self, path: str) -> tuple[str, ...]:
+        if not path:
+            return ()
+        segments = path.split(".")
+        if self.property_map is None:
+            return tuple(segments)
+        for end in range(len(segments), 0, -1):
+            mapped = self.property_map.get(".".join(segments[:end]).lower())
+            if mapped is not None:
+                return mapped
+        return ()
+
+
+def _lookup(container: Any, key: str) -> Any:
+    if isinstance(container, dict):
+        if key in container:
+            return container[key]
+        lowered = key.lower()
+        for k, v in container.items():
+            if k.lower() == lowered:
+                return v
+        return None
+    if isinstance(container, list) and key.isdigit():
+        index = int(key)
+        return container[index] if index < len(container) else None
+    return None
+
+
+def get_path(body: Any, path: str) -> Any:
+    """Read ``a.b.0.c`` from a JSON-like value, case-insensitively; None when absent.
+
+    Reading through an `Unknown` yields that Unknown, labelled with the full path, so a
+    check learns *which* deciding property nobody knows.
+    """
+    value = body
+    for key in path.split("."):
+        if isinstance(value, Unknown):
+            return value.at(path)
+        value = _lookup(value, key)
+        if value is None:
+            return None
+    return value.at(path) if isinstance(value, Unknown) else value
+
+
+@dataclass(eq=False, slots=True)
+class Resource:
+    """One Azure resource in ARM REST shape, wherever it was read from."""
+
+    id: str
+    type: str
+    name: str
+    body: dict[str, Any]
+    origin: Origin
+    location: Any = field(init=False)
+    type_key: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.type = T.canonical_type(self.type)
+        self.type_key = self.type.lower()
+        self.location = normalize_location(self.body.get("location"))
+
+    def get(self, path: str, default: Any = None) -> Any:
+        value = get_path(self.body, path)
+        return default if value is None else value
+
+    @property
+    def tags(self) -> dict[str, Any]:
+        tags = self.body.get("tags")
+        return tags if isinstance(tags, dict) else {}
+
+    @property
+    def parent_id(self) -> str | None:
+        """The id of the parent resource, for child types such as computes and agent pools."""
+        parts = self.id.rstrip("/").split("/")
+        if self.type.count("/") < 2 or len(parts) < 4:
+            return None
+        return "/".join(parts[:-2])
+
+    @property
+    def identity_key(self) -> str:
+        """What stays the same for this resource across runs and across IaC forms.
+
+        A plan and a template of one estate agree on type and name, but not on ids (a plan
+        does not know its subscription, a template not its resource group), so IaC sources
+        key on type and name; live resources key on their full id.
+        """
+        if self.origin.kind == LIVE_KIND:
+            return self.id.lower()
+        return f"{self.type_key}/{self.name.lower()}"
+
+
+class Inventory:
+    """All resources from one input, with the lookups checks need.
+
+    Agent pools declared inline in a cluster's ``agentPoolProfiles`` become child resources
+    here, once, so that a pool is evaluated the same way whether a template, a plan or the
+    live API described it.
+    """
+
+    def __init__(self, resources: Iterable[Resource]) -> None:
+        self.resources: list[Resource] = list(resources)
+        self._by_id: dict[str, Resource] = {}
+        self._by_group_key: dict[tuple[str, str, str], Resource] = {}
+        self._by_type: dict[str, list[Resource]] = defaultdict(list)
+        self._children: dict[str, list[Resource]] = defaultdict(list)
+        for resource in self.resources:
+            self._index(resource)
+        for resource in list(self._by_type.get(T.MANAGED_CLUSTER.lower(), [])):
+            for pool in self._inline_pools(resource):
+                self.resources.append(pool)
+                self._index(pool)
+
+    def _index(self, resource: Resource) -> None:
+        key = resource.id.lower()
+        self._by_id.setdefault(key, resource)
+        parsed = parse_resource_id(resource.id)
+        if parsed.resource_group and parsed.name_chain:
+            group_key = (parsed.resource_group.lower(), resource.type_key, parsed.name_chain.lower())
+            self._by_group_key.setdefault(group_key, resource)
+        self._by_type[resource.type_key].append(resource)
+        parent = resource.parent_id
+        if parent:
+            self._children[parent.lower()].append(resource)
+
+    def _inline_pools(self, cluster: Resource) -> Iterator[Resource]:
+        profiles = cluster.get("properties.agentPoolProfiles")
+        if not isinstance(profiles, list):
+            return
+        declared = {p.name.rsplit("/", 1)[-1].lower() for p in self.children(cluster, T.AGENT_POOL)}
+        has_system = any(
+            isinstance(p, dict) and isinstance(p.get("mode"), str) and p["mode"].lower() == "system" for p in profiles
+        )
+        for index, profile in enumerate(profiles):
+            if not isinstance(profile, dict):
+                continue
+            pool_name = profile.get("name")
+            pool_name = pool_name if isinstance(pool_name, str) else f"pool{index}"
+            if pool_name.lower() in declared:
+                continue
+            properties = {k: v for k, v in profile.items() if k != "name"}
+            if "mode" not in properties and index == 0 and not has_system:
+                properties["mode"] = "System"  # AKS makes the first pool System when none is named
+            body = {"name": pool_name, "type": T.AGENT_POOL, "properties": properties}
+            origin = Origin(
+                kind=cluster.origin.kind,
+                file=cluster.origin.file,
+                pointer=cluster.origin.pointer,
+                document=cluster.origin.document,
+                address=cluster.origin.address,
+                symbolic_name=cluster.origin.symbolic_name,
+                property_map=cluster.origin.property_map,
+                path_rewrite=("properties", f"properties.agentPoolProfiles.{index}"),
+                reference_only=cluster.origin.reference_only,
+            )
+            yield Resource(
+                id=f"{cluster.id}/agentPools/{pool_name}",
+                type=T.AGENT_POOL,
+                name=f"{cluster.name}/{pool_name}",
+                body=body,
+                origin=origin,
+            )
+
+    def get(self, resource_id: Any) -> Resource | None:
+        """The resource with this id (case-insensitive); falls back to group, type and name.
+
+        The fallback lets a template's placeholder subscription, or a plan's known-after-apply
+        subscription, still find the resource it refers to.
+        """
+        if not isinstance(resource_id, str):
+            return None
+        found = self._by_id.get(resource_id.lower())
+        if found is not None:
+            return found
+        parsed = parse_resource_id(resource_id)
+        if parsed.resource_group and parsed.resource_type and parsed.name_chain:
+            key = (parsed.resource_group.lower(), parsed.resource_type.lower(), parsed.name_chain.lower())
+            return self._by_group_key.get(key)
+        return None
+
+    def of_type(self, *types: str) -> list[Resource]:
+        out: list[Resource] = []
+        for resource_type in types:
+            out.extend(self._by_type.get(resource_type.lower(), []))
+        return out
+
+    def children(self, parent: Resource, child_type: str | None = None) -> list[Resource]:
+        found = self._children.get(parent.id.lower(), [])
+        if child_type is None:
+            return list(found)
+        return [c for c in found if c.type_key == child_type.lower()]
+
+    def parent(self, child: Resource) -> Resource | None:
+        parent_id = child.parent_id
+        return self.get(parent_id) if parent_id else None
+
+    # Relationships the Well-Architected AI rules ask about.
+
+    def workspace_storage(self, workspace: Resource) -> Resource | Unknown | None:
+        """The workspace's default storage account; Unknown when its id is not known yet."""
+        ref = workspace.get("properties.storageAccount")
+        return ref if isinstance(ref, Unknown) else self.get(ref)
+
+    def workspace_computes(self, workspace: Resource) -> list[Resource]:
+        return self.children(workspace, T.COMPUTE)
+
+    def attached_cluster(self, compute: Resource) -> Resource | Unknown | None:
+        """The AKS cluster behind an attached Kubernetes/AKS compute."""
+        ref = compute.get("properties.resourceId")
+        return ref if isinstance(ref, Unknown) else self.get(ref)
+
+    def cluster_pools(self, cluster: Resource) -> list[Resource]:
+        return self.children(cluster, T.AGENT_POOL)
+
+    def pool_cluster(self, pool: Resource) -> Resource | None:
+        return self.parent(pool)

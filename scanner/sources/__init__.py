@@ -1,0 +1,97 @@
+"""Ways in: each input file becomes an `Inventory` of ARM-shaped resources.
+
+The format is detected from the content, never the file name, so ``plan.json``,
+``main.json`` and ``whatif.out`` all work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from scanner.errors import InputError
+from scanner.jsondoc import Document, load_document
+from scanner.model import Inventory, Resource
+from scanner.sources.arm.template import read_template
+from scanner.sources.arm.whatif import read_whatif, whatif_changes
+from scanner.sources.terraform.plan import read_plan
+
+TERRAFORM = "terraform"
+ARM = "arm"
+WHATIF = "whatif"
+
+
+@dataclass
+class LoadedInput:
+    """One scanned file: its format, its inventory and anything worth a warning."""
+
+    path: str
+    kind: str
+    inventory: Inventory
+    warnings: list[str] = field(default_factory=list)
+
+
+def detect(doc: Document) -> str:
+    """Which format a parsed JSON document is, or a one-line error saying it is none."""
+    data = doc.data
+    if "format_version" in data and any(k in data for k in ("planned_values", "resource_changes", "terraform_version")):
+        return TERRAFORM
+    schema = str(data.get("$schema", "")).lower()
+    if "deploymentparameters" in schema:
+        raise InputError(f"{doc.path}: this is an ARM parameters file; pass it with --parameters")
+    if "deploymenttemplate" in schema or ("resources" in data and ("contentVersion" in data or "parameters" in data)):
+        return ARM
+    if whatif_changes(data) is not None:
+        return WHATIF
+    raise InputError(f"{doc.path}: not a Terraform plan, ARM template or ARM what-if result")
+
+
+def load_file(path: Path, display: str, parameters: Mapping[str, Any]) -> LoadedInput:
+    doc = load_document(path, display)
+    kind = detect(doc)
+    resources: list[Resource]
+    try:
+        if kind == TERRAFORM:
+            resources, warnings = read_plan(doc)
+        elif kind == ARM:
+            resources, warnings = read_template(doc, parameters)
+        else:
+            resources, warnings = read_whatif(doc)
+        inventory = Inventory(resources)
+    except RecursionError:
+        raise InputError(f"{display}: nesting is too deep to evaluate") from None
+    return LoadedInput(display, kind, inventory, warnings)
+
+
+def expand_paths(paths: Iterable[str]) -> list[tuple[Path, str, bool]]:
+    """Files to scan: each given file, and the ``*.json`` files under each given directory.
+
+    The flag says whether the file was named explicitly: an unrecognised file named on the
+    command line is an error, one found while walking a directory is skipped.
+    """
+    out: list[tuple[Path, str, bool]] = []
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            for found in sorted(path.rglob("*.json")):
+                if not any(part.startswith(".") for part in found.relative_to(path).parts):
+                    out.append((found, str(found), False))
+        else:
+            out.append((path, given, True))
+    return out
+
+
+def load_inputs(paths: Iterable[str], parameters: Mapping[str, Any]) -> tuple[list[LoadedInput], list[str]]:
+    """Load every input; skipped directory members are reported as warnings."""
+    loaded: list[LoadedInput] = []
+    warnings: list[str] = []
+    for path, display, explicit in expand_paths(paths):
+        try:
+            loaded.append(load_file(path, display, parameters))
+        except InputError as exc:
+            if explicit:
+                raise
+            warnings.append(f"skipped {exc}")
+    return loaded, warnings

@@ -1,0 +1,1 @@
+"""ARM templates (including compiled Bicep) and ARM what-if results."""

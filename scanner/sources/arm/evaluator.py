@@ -1,0 +1,616 @@
+"""Evaluating ARM template values: parameters, variables, functions, copies and lambdas.
+
+Anything that only the deployment can know evaluates to `Unknown`: ``reference()``,
+``list*()``, ``newGuid()``, ``utcNow()``, a parameter without a value, a secure parameter (we
+refuse to read it) and any function of those. Resource group and subscription are symbolic:
+ids and names built from them are consistent placeholder strings (``{resourceGroupName}``),
+and ``resourceGroup().location`` is an Unknown that equals itself, so two resources placed
+"in the resource group's region" still count as co-located.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from scanner.sources.arm.expressions import (
+    Call,
+    ExpressionError,
+    Index,
+    Literal,
+    Member,
+    Node,
+    is_expression,
+    parse,
+    unescape_literal,
+)
+from scanner.sources.arm.functions import PURE_FUNCTIONS, TemplateFunctionError
+from scanner.unknown import Unknown, UnknownValueError
+
+SUBSCRIPTION_ID = "{subscriptionId}"
+RESOURCE_GROUP = "{resourceGroupName}"
+_DEPLOYMENT_ONLY = Unknown("known only during deployment")
+_MAX_DEPTH = 64
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a (nested) deployment lands: subscription and resource group, symbolic or named."""
+
+    subscription: str = SUBSCRIPTION_ID
+    resource_group: str = RESOURCE_GROUP
+
+    @property
+    def group_id(self) -> str:
+        return f"/subscriptions/{self.subscription}/resourceGroups/{self.resource_group}"
+
+    @property
+    def group_location(self) -> Unknown:
+        return Unknown(
+            "the resource group's region is chosen at deployment",
+            symbol=f"resourceGroup({self.resource_group}).location",
+        )
+
+
+@dataclass(frozen=True)
+class Lambda:
+    names: tuple[str, ...]
+    body: Node
+    scope: Scope
+
+
+@dataclass
+class Scope:
+    """One template's evaluation context."""
+
+    template: dict[str, Any]
+    supplied: Mapping[str, Any]
+    placement: Placement
+    copy_index: Any = None
+    loops: dict[str, Any] = field(default_factory=dict)
+    lambda_values: dict[str, Any] = field(default_factory=dict)
+    _parameters: dict[str, Any] = field(default_factory=dict)
+    _variables: dict[str, Any] = field(default_factory=dict)
+    _busy: set[str] = field(default_factory=set)
+
+    def child(self, **changes: Any) -> Scope:
+        """A scope sharing this template's cached parameters and variables."""
+        scope = Scope(
+            self.template,
+            self.supplied,
+            self.placement,
+            self.copy_index,
+            dict(self.loops),
+            dict(self.lambda_values),
+        )
+        scope._parameters = self._parameters
+        scope._variables = self._variables
+        scope._busy = self._busy
+        for key, value in changes.items():
+            setattr(scope, key, value)
+        return scope
+
+
+def _declared(section: Any, name: str) -> tuple[str, Any] | None:
+    if not isinstance(section, dict):
+        return None
+    if name in section:
+        return name, section[name]
+    lowered = name.lower()
+    return next(((k, v) for k, v in section.items() if k.lower() == lowered), None)
+
+
+class Evaluator:
+    """Evaluates JSON values that may contain expressions, within a scope."""
+
+    def __init__(self, scope: Scope) -> None:
+        self.scope = scope
+
+    # -- values ---------------------------------------------------------------------------
+
+    def value(self, raw: Any, depth: int = 0) -> Any:
+        if depth > _MAX_DEPTH:
+            return Unknown("value nested too deeply to evaluate")
+        if isinstance(raw, str):
+            if is_expression(raw):
+                return self.expression(raw[1:-1])
+            return unescape_literal(raw)
+        if isinstance(raw, list):
+            return [self.value(item, depth + 1) for item in raw]
+        if isinstance(raw, dict):
+            out: dict[str, Any] = {}
+            copies = raw.get("copy")
+            for key, item in raw.items():
+                if key == "copy" and _is_property_copy(copies):
+                    continue
+                out[key] = self.value(item, depth + 1)
+            if isinstance(copies, list) and _is_property_copy(copies):
+                for spec in copies:
+                    out[str(spec.get("name"))] = self.property_copy(spec, depth)
+            return out
+        return raw
+
+    def property_copy(self, spec: dict[str, Any], depth: int) -> Any:
+        count = self.value(spec.get("count"), depth + 1)
+        if not isinstance(count, int) or isinstance(count, bool):
+            return Unknown("copy count is not known")
+        name = str(spec.get("name"))
+        items = []
+        for i in range(count):
+            scoped = Evaluator(self.scope.child(loops={**self.scope.loops, name: i}))
+            items.append(scoped.value(spec.get("input"), depth + 1))
+        return items
+
+    def expression(self, text: str) -> Any:
+        try:
+            node = parse(text)
+        except ExpressionError as exc:
+            return Unknown(f"malformed expression [{text[:80]}]: {exc}")
+        try:
+            return self.node(node)
+        except (
+            TemplateFunctionError,
+            TypeError,
+            ValueError,
+            KeyError,
+            IndexError,
+            ZeroDivisionError,
+            AttributeError,
+        ) as exc:
+            return Unknown(f"cannot evaluate [{text[:80]}]: {exc}")
+        except UnknownValueError as exc:
+            return exc.value
+        except RecursionError:
+            return Unknown(f"expression [{text[:80]}] is nested too deeply")
+
+    # -- nodes ----------------------------------------------------------------------------
+
+    def node(self, node: Node) -> Any:
+        if isinstance(node, Literal):
+            return node.value
+        if isinstance(node, Member):
+            return _member(self.node(node.target), node.name)
+        if isinstance(node, Index):
+            return _index(self.node(node.target), self.node(node.index))
+        return self.call(node)
+
+    def call(self, node: Call) -> Any:
+        special = _SPECIAL.get(node.name)
+        if special is not None:
+            return special(self, node.args)
+        if "." in node.name:
+            return self.user_function(node)
+        if node.name.startswith("list") or node.name in _DEPLOYMENT_FUNCTIONS:
+            return Unknown(f"{node.name}() is known only during deployment")
+        function = PURE_FUNCTIONS.get(node.name)
+        if function is None:
+            return Unknown(f"template function {node.name}() is not supported")
+        args = [self.node(a) for a in node.args]
+        unknown = next((a for a in args if isinstance(a, Unknown)), None)
+        if unknown is not None and node.name not in _STRUCTURAL:
+            return Unknown(unknown.reason)
+        return function(*args)
+
+    def user_function(self, node: Call) -> Any:
+        namespace, _, member = node.name.partition(".")
+        for group in self.scope.template.get("functions") or []:
+            if not isinstance(group, dict) or str(group.get("namespace", "")).lower() != namespace:
+                continue
+            found = _declared(group.get("members"), member)
+            if found is None:
+                continue
+            definition = found[1]
+            declared = definition.get("parameters") or []
+            args = [self.node(a) for a in node.args]
+            bound = {str(p.get("name")): v for p, v in zip(declared, args, strict=False) if isinstance(p, dict)}
+            inner = Scope(
+                {"parameters": {n: {} for n in bound}}, {n: v for n, v in bound.items()}, self.scope.placement
+            )
+            return Evaluator(inner).value((definition.get("output") or {}).get("value"))
+        return Unknown(f"user-defined function {node.name}() is not declared")
+
+    # -- parameters and variables ---------------------------------------------------------
+
+    def parameter(self, name: str) -> Any:
+        cache = self.scope._parameters
+        key = name.lower()
+        if key in cache:
+            return cache[key]
+        declared = _declared(self.scope.template.get("parameters"), name)
+        if declared is None:
+            return Unknown(f"parameter '{name}' is not declared")
+        real_name, definition = declared
+        definition = definition if isinstance(definition, dict) else {}
+        kind = str(definition.get("type", "")).lower()
+        if kind in ("securestring", "secureobject"):
+            result: Any = Unknown(f"secure parameter '{real_name}' is not read")
+        else:
+            supplied = _declared(self.scope.supplied, real_name)
+            if supplied is not None:
+                result = _coerce(supplied[1], kind)
+            elif "defaultValue" in definition:
+                if key in self.scope._busy:
+                    return Unknown(f"parameter '{real_name}' refers to itself")
+                self.scope._busy.add(key)
+                try:
+                    result = _coerce(
+                        Evaluator(self.scope.child(copy_index=None, loops={})).value(definition["defaultValue"]),
+                        kind,
+                    )
+                finally:
+                    self.scope._busy.discard(key)
+            elif definition.get("nullable") is True:
+                result = None
+            else:
+                result = Unknown(f"parameter '{real_name}' has no value (pass --parameters)")
+        cache[key] = result
+        return result
+
+    def variable(self, name: str) -> Any:
+        cache = self.scope._variables
+        key = name.lower()
+        if key in cache:
+            return cache[key]
+        variables = self.scope.template.get("variables")
+        declared = _declared(variables, name)
+        busy_key = f"var:{key}"
+        if busy_key in self.scope._busy:
+            return Unknown(f"variable '{name}' refers to itself")
+        self.scope._busy.add(busy_key)
+        try:
+            plain = Evaluator(self.scope.child(copy_index=None, loops={}))
+            if declared is not None and declared[0] != "copy":
+                result = plain.value(declared[1])
+            else:
+                copies = variables.get("copy") if isinstance(variables, dict) else None
+                spec = next(
+                    (c for c in copies or [] if isinstance(c, dict) and str(c.get("name", "")).lower() == key),
+                    None,
+                )
+                result = plain.property_copy(spec, 0) if spec else Unknown(f"variable '{name}' is not declared")
+        finally:
+            self.scope._busy.discard(busy_key)
+        cache[key] = result
+        return result
+
+    def call_lambda(self, function: Any, *values: Any) -> Any:
+        if not isinstance(function, Lambda):
+            raise TemplateFunctionError("expected a lambda")
+        bound = {**function.scope.lambda_values, **dict(zip(function.names, values, strict=False))}
+        return Evaluator(function.scope.child(lambda_values=bound)).node(function.body)
+
+
+def _is_property_copy(copies: Any) -> bool:
+    return isinstance(copies, list) and bool(copies) and all(isinstance(c, dict) and "input" in c for c in copies)
+
+
+def _coerce(value: Any, kind: str) -> Any:
+    """Parameter files often carry numbers and booleans as strings (``"1"``, ``"false"``)."""
+    if isinstance(value, str):
+        if kind == "int" and value.strip().lstrip("-").isdigit():
+            return int(value)
+        if kind == "bool" and value.lower() in ("true", "false"):
+            return value.lower() == "true"
+    return value
+
+
+def _member(target: Any, name: str) -> Any:
+    if isinstance(target, Unknown):
+        return target
+    if isinstance(target, dict):
+        found = _declared(target, name)
+        if found is None:
+            return Unknown(f"property '{name}' is not set")
+        return found[1]
+    raise TemplateFunctionError(f"cannot read property '{name}' of {type(target).__name__}")
+
+
+def _index(target: Any, index: Any) -> Any:
+    if isinstance(target, Unknown):
+        return target
+    if isinstance(index, Unknown):
+        return index
+    if isinstance(target, dict):
+        return _member(target, str(index))
+    if isinstance(target, (list, str)) and isinstance(index, int):
+        return target[index]
+    raise TemplateFunctionError("invalid index")
+
+
+# -- special forms: functions that need the scope or lazy arguments ---------------------------
+
+Special = Callable[[Evaluator, tuple[Node, ...]], Any]
+
+
+def _args(ev: Evaluator, nodes: tuple[Node, ...]) -> list[Any]:
+    return [ev.node(n) for n in nodes]
+
+
+def _parameters(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    name = ev.node(nodes[0])
+    return name if isinstance(name, Unknown) else ev.parameter(str(name))
+
+
+def _variables(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    name = ev.node(nodes[0])
+    return name if isinstance(name, Unknown) else ev.variable(str(name))
+
+
+def _copy_index(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    args = _args(ev, nodes)
+    offset = 0
+    current = ev.scope.copy_index
+    if args and isinstance(args[0], str):
+        current = ev.scope.loops.get(args[0], ev.scope.copy_index)
+        offset = args[1] if len(args) > 1 else 0
+    elif args:
+        offset = args[0]
+    if current is None:
+        raise TemplateFunctionError("copyIndex() outside a copy loop")
+    if isinstance(current, Unknown) or isinstance(offset, Unknown):
+        return current if isinstance(current, Unknown) else offset
+    return current + offset
+
+
+def _if(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    condition = ev.node(nodes[0])
+    if isinstance(condition, Unknown):
+        return Unknown(condition.reason)
+    return ev.node(nodes[1] if condition else nodes[2])
+
+
+def _and(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    pending: Unknown | None = None
+    for n in nodes:
+        value = ev.node(n)
+        if isinstance(value, Unknown):
+            pending = value
+        elif not value:
+            return False
+    return pending if pending is not None else True
+
+
+def _or(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    pending: Unknown | None = None
+    for n in nodes:
+        value = ev.node(n)
+        if isinstance(value, Unknown):
+            pending = value
+        elif value:
+            return True
+    return pending if pending is not None else False
+
+
+def _coalesce(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    for n in nodes:
+        value = ev.node(n)
+        if value is not None:
+            return value
+    return None
+
+
+def _try_get(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    target = ev.node(nodes[0])
+    for n in nodes[1:]:
+        if target is None:
+            return None
+        key = ev.node(n)
+        if isinstance(target, Unknown) or isinstance(key, Unknown):
+            return target if isinstance(target, Unknown) else key
+        if isinstance(target, dict):
+            found = _declared(target, str(key))
+            target = found[1] if found else None
+        elif isinstance(target, list) and isinstance(key, int):
+            target = target[key] if -len(target) <= key < len(target) else None
+        else:
+            return None
+    return target
+
+
+def _lambda(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    names = tuple(str(ev.node(n)) for n in nodes[:-1])
+    return Lambda(names, nodes[-1], ev.scope)
+
+
+def _lambda_variables(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    name = str(ev.node(nodes[0]))
+    if name not in ev.scope.lambda_values:
+        raise TemplateFunctionError(f"lambda variable '{name}' is not bound")
+    return ev.scope.lambda_values[name]
+
+
+def _collection(ev: Evaluator, nodes: tuple[Node, ...]) -> tuple[Any, Any, list[Any]]:
+    values = _args(ev, nodes)
+    return values[0], values[-1], values[1:-1]
+
+
+def _map(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    items, function, _ = _collection(ev, nodes)
+    if isinstance(items, Unknown):
+        return items
+    return [ev.call_lambda(function, item, i) for i, item in enumerate(items)]
+
+
+def _filter(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    items, function, _ = _collection(ev, nodes)
+    if isinstance(items, Unknown):
+        return items
+    kept = []
+    for i, item in enumerate(items):
+        keep = ev.call_lambda(function, item, i)
+        if isinstance(keep, Unknown):
+            return Unknown(f"filter() condition is unknown ({keep.reason})")
+        if keep:
+            kept.append(item)
+    return kept
+
+
+def _reduce(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    items, function, rest = _collection(ev, nodes)
+    if isinstance(items, Unknown):
+        return items
+    accumulator = rest[0] if rest else None
+    for i, item in enumerate(items):
+        accumulator = ev.call_lambda(function, accumulator, item, i)
+    return accumulator
+
+
+def _to_object(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    values = _args(ev, nodes)
+    items = values[0]
+    if isinstance(items, Unknown):
+        return items
+    key_fn = values[1]
+    value_fn = values[2] if len(values) > 2 else None
+    out: dict[str, Any] = {}
+    for item in items:
+        key = ev.call_lambda(key_fn, item)
+        if isinstance(key, Unknown):
+            return Unknown("toObject() key is unknown")
+        out[str(key)] = ev.call_lambda(value_fn, item) if value_fn is not None else item
+    return out
+
+
+def _sort(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    items, function, _ = _collection(ev, nodes)
+    if isinstance(items, Unknown):
+        return items
+    ordered = list(items)
+    import functools
+
+    def compare(a: Any, b: Any) -> int:
+        before = ev.call_lambda(function, a, b)
+        if isinstance(before, Unknown):
+            raise UnknownValueError(before)
+        return -1 if before else 1
+
+    return sorted(ordered, key=functools.cmp_to_key(compare))
+
+
+def _resource_group(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    placement = ev.scope.placement
+    return {
+        "id": placement.group_id,
+        "name": placement.resource_group,
+        "type": "Microsoft.Resources/resourceGroups",
+        "location": placement.group_location,
+        "properties": {"provisioningState": "Succeeded"},
+    }
+
+
+def _subscription(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    subscription = ev.scope.placement.subscription
+    return {
+        "id": f"/subscriptions/{subscription}",
+        "subscriptionId": subscription,
+        "tenantId": "{tenantId}",
+        "displayName": "{subscriptionName}",
+    }
+
+
+def _deployment(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    return {
+        "name": "{deploymentName}",
+        "properties": {"templateLink": _DEPLOYMENT_ONLY},
+        "location": _DEPLOYMENT_ONLY,
+    }
+
+
+def _resource_id(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    args = _args(ev, nodes)
+    return build_template_id(args, ev.scope.placement, scope="group")
+
+
+def _subscription_resource_id(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    return build_template_id(_args(ev, nodes), ev.scope.placement, scope="subscription")
+
+
+def _tenant_resource_id(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    return build_template_id(_args(ev, nodes), ev.scope.placement, scope="tenant")
+
+
+def _extension_resource_id(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    args = _args(ev, nodes)
+    base, rest = args[0], args[1:]
+    if any(isinstance(a, Unknown) for a in args):
+        return Unknown("extension resource id of an unknown value")
+    return f"{base}{build_template_id(rest, ev.scope.placement, scope='tenant')}"
+
+
+def build_template_id(args: list[Any], placement: Placement, scope: str) -> Any:
+    """``resourceId([subscriptionId], [resourceGroupName], type, name1, name2, ...)``."""
+    unknown = next((a for a in args if isinstance(a, Unknown)), None)
+    if unknown is not None:
+        return Unknown(unknown.reason)
+    texts = [str(a) for a in args]
+    type_at = next((i for i, a in enumerate(texts) if "/" in a and "." in a.split("/")[0]), None)
+    if type_at is None:
+        raise TemplateFunctionError("resourceId() without a resource type")
+    subscription, group = placement.subscription, placement.resource_group
+    before = texts[:type_at]
+    if len(before) == 1:
+        if scope == "subscription":
+            subscription = before[0]
+        else:
+            group = before[0]
+    elif len(before) >= 2:
+        subscription, group = before[0], before[1]
+    namespace, *types = texts[type_at].split("/")
+    names = texts[type_at + 1 :]
+    path = "/".join(f"{t}/{n}" for t, n in zip(types, names, strict=False))
+    provider = f"/providers/{namespace}/{path}"
+    if scope == "tenant":
+        return provider
+    if scope == "subscription":
+        return f"/subscriptions/{subscription}{provider}"
+    return f"/subscriptions/{subscription}/resourceGroups/{group}{provider}"
+
+
+def _unknown_at_deploy(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    return Unknown("known only during deployment")
+
+
+# Functions that build values: an Unknown argument stays an Unknown member of the result,
+# so an object with one unknown property still tells the truth about the others.
+_STRUCTURAL = frozenset({"createobject", "createarray", "equals"})
+
+_DEPLOYMENT_FUNCTIONS = frozenset(
+    {
+        "reference",
+        "newguid",
+        "utcnow",
+        "environment",
+        "pickzones",
+        "providers",
+        "managementgroup",
+        "tenant",
+        "resourceinfo",
+        "readenvironmentvariable",
+    }
+)
+
+_SPECIAL: dict[str, Special] = {
+    "parameters": _parameters,
+    "variables": _variables,
+    "copyindex": _copy_index,
+    "if": _if,
+    "and": _and,
+    "or": _or,
+    "coalesce": _coalesce,
+    "tryget": _try_get,
+    "lambda": _lambda,
+    "lambdavariables": _lambda_variables,
+    "map": _map,
+    "filter": _filter,
+    "reduce": _reduce,
+    "toobject": _to_object,
+    "sort": _sort,
+    "resourcegroup": _resource_group,
+    "subscription": _subscription,
+    "deployment": _deployment,
+    "resourceid": _resource_id,
+    "subscriptionresourceid": _subscription_resource_id,
+    "tenantresourceid": _tenant_resource_id,
+    "extensionresourceid": _extension_resource_id,
+}

@@ -1,0 +1,282 @@
+"""The pure ARM template functions, over evaluated arguments.
+
+Every function here is deterministic. Functions that need the deployment (``reference``,
+``list*``, ``newGuid``, ``utcNow``, ``environment``) are not here: the evaluator answers them
+with `Unknown`. Any `Unknown` argument makes the result Unknown, except where a function can
+still decide (``equals`` of two values known to be the same symbol).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import urllib.parse
+from collections.abc import Callable
+from typing import Any
+
+from scanner.unknown import Unknown, UnknownValueError
+
+Function = Callable[..., Any]
+
+
+class TemplateFunctionError(ValueError):
+    """A function was called with arguments ARM would reject."""
+
+
+def _string(value: Any) -> str:
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, separators=(",", ":"))
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _concat(*args: Any) -> Any:
+    if args and all(isinstance(a, list) for a in args):
+        return [item for a in args for item in a]
+    return "".join(_string(a) for a in args)
+
+
+_FORMAT_ITEM = re.compile(r"\{\{|\}\}|\{(\d+)(?:,[^}:]*)?(?::([^}]*))?\}")
+
+
+def _format(template: str, *args: Any) -> str:
+    def substitute(match: re.Match[str]) -> str:
+        token = match.group(0)
+        if token == "{{":
+            return "{"
+        if token == "}}":
+            return "}"
+        value = args[int(match.group(1))]
+        spec = match.group(2) or ""
+        if spec[:1] in ("D", "d") and isinstance(value, int):
+            return str(value).zfill(int(spec[1:] or 0))
+        return _string(value)
+
+    return _FORMAT_ITEM.sub(substitute, template)
+
+
+def _length(value: Any) -> int:
+    if isinstance(value, (str, list, dict)):
+        return len(value)
+    raise TemplateFunctionError("length() needs a string, array or object")
+
+
+def _empty(value: Any) -> bool:
+    return value is None or (isinstance(value, (str, list, dict)) and len(value) == 0)
+
+
+def _contains(container: Any, item: Any) -> bool:
+    if isinstance(container, str):
+        return _string(item).lower() in container.lower()
+    if isinstance(container, dict):
+        return any(k.lower() == _string(item).lower() for k in container)
+    if isinstance(container, list):
+        return any(_equals(x, item) is True for x in container)
+    raise TemplateFunctionError("contains() needs a string, array or object")
+
+
+def _equals(a: Any, b: Any) -> Any:
+    try:
+        return bool(a == b)
+    except UnknownValueError as exc:
+        return exc.value
+
+
+def _union(*args: Any) -> Any:
+    unknown = next((a for a in args if isinstance(a, Unknown)), None)
+    if unknown is not None:
+        return unknown
+    if all(isinstance(a, list) for a in args):
+        out: list[Any] = []
+        for a in args:
+            for item in a:
+                if not any(_equals(item, o) is True for o in out):
+                    out.append(item)
+        return out
+    if all(isinstance(a, dict) for a in args):
+        merged: dict[str, Any] = {}
+        for a in args:
+            for key, value in a.items():
+                if isinstance(value, dict) and isinstance(merged.get(key), dict):
+                    merged[key] = _union(merged[key], value)
+                else:
+                    merged[key] = value
+        return merged
+    raise TemplateFunctionError("union() needs all objects or all arrays")
+
+
+def _shallow_merge(items: list[Any]) -> Any:
+    merged: dict[str, Any] = {}
+    for item in items:
+        if isinstance(item, Unknown):
+            return item
+        if isinstance(item, dict):
+            merged.update(item)
+    return merged
+
+
+def _intersection(*args: Any) -> Any:
+    first = args[0]
+    if isinstance(first, dict):
+        return {
+            k: v
+            for k, v in first.items()
+            if all(isinstance(a, dict) and k in a and _equals(a[k], v) is True for a in args[1:])
+        }
+    return [x for x in first if all(any(_equals(x, y) is True for y in a) for a in args[1:])]
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TemplateFunctionError(f"json() of invalid JSON: {exc.msg}") from None
+
+
+def _int(value: Any) -> int:
+    if isinstance(value, bool):
+        raise TemplateFunctionError("int() of a bool")
+    return int(value)
+
+
+def _bool(value: Any) -> bool:
+    if isinstance(value, str):
+        if value.lower() in ("true", "false"):
+            return value.lower() == "true"
+        raise TemplateFunctionError(f"bool() of {value!r}")
+    return bool(value)
+
+
+def _first(value: Any) -> Any:
+    if isinstance(value, str):
+        return value[:1]
+    return value[0] if value else None
+
+
+def _last(value: Any) -> Any:
+    if isinstance(value, str):
+        return value[-1:]
+    return value[-1] if value else None
+
+
+def _take(value: Any, count: int) -> Any:
+    return value[: max(count, 0)]
+
+
+def _skip(value: Any, count: int) -> Any:
+    return value[max(count, 0) :]
+
+
+def _unique_string(*args: Any) -> str:
+    """A stand-in for ARM's uniqueString: deterministic for the same inputs, 13 characters.
+
+    The real value depends on ids only the deployment knows; names derived from it only need
+    to stay consistent within a scan so that references between resources still resolve.
+    """
+    digest = hashlib.sha256("|".join(_string(a) for a in args).encode("utf-8")).digest()
+    return base64.b32encode(digest).decode("ascii").lower()[:13]
+
+
+def _guid(*args: Any) -> str:
+    digest = hashlib.sha256("|".join(_string(a) for a in args).encode("utf-8")).hexdigest()
+    return f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:32]}"
+
+
+def _split(text: str, delimiter: Any) -> list[str]:
+    if isinstance(delimiter, list):
+        pattern = "|".join(re.escape(d) for d in delimiter)
+        return re.split(pattern, text)
+    return text.split(delimiter)
+
+
+def _items(value: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"key": k, "value": v} for k, v in sorted(value.items(), key=lambda kv: kv[0].lower())]
+
+
+def _range(start: int, count: int) -> list[int]:
+    return list(range(start, start + count))
+
+
+def _pad_left(value: Any, width: int, char: str = " ") -> str:
+    return _string(value).rjust(width, char[:1] or " ")
+
+
+def _sub_string(text: str, start: int = 0, length: int | None = None) -> str:
+    return text[start:] if length is None else text[start : start + length]
+
+
+def _date_time_add(*_: Any) -> Any:
+    return Unknown("time functions depend on the deployment time")
+
+
+PURE_FUNCTIONS: dict[str, Function] = {
+    "concat": _concat,
+    "format": _format,
+    "tolower": lambda s: s.lower(),
+    "toupper": lambda s: s.upper(),
+    "trim": lambda s: s.strip(),
+    "replace": lambda s, old, new: s.replace(old, new),
+    "split": _split,
+    "join": lambda items, sep: sep.join(_string(i) for i in items),
+    "substring": _sub_string,
+    "indexof": lambda s, x: s.lower().find(x.lower()),
+    "lastindexof": lambda s, x: s.lower().rfind(x.lower()),
+    "startswith": lambda s, x: s.lower().startswith(x.lower()),
+    "endswith": lambda s, x: s.lower().endswith(x.lower()),
+    "contains": _contains,
+    "empty": _empty,
+    "length": _length,
+    "padleft": _pad_left,
+    "string": _string,
+    "int": _int,
+    "float": float,
+    "bool": _bool,
+    "json": _json,
+    "first": _first,
+    "last": _last,
+    "take": _take,
+    "skip": _skip,
+    "equals": _equals,
+    "not": lambda v: not v,
+    "greater": lambda a, b: a > b,
+    "greaterorequals": lambda a, b: a >= b,
+    "less": lambda a, b: a < b,
+    "lessorequals": lambda a, b: a <= b,
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: int(a / b),
+    "mod": lambda a, b: a % b,
+    "min": lambda *a: min(a[0]) if len(a) == 1 and isinstance(a[0], list) else min(a),
+    "max": lambda *a: max(a[0]) if len(a) == 1 and isinstance(a[0], list) else max(a),
+    "range": _range,
+    "array": lambda v: v if isinstance(v, list) else [v],
+    "createarray": lambda *a: list(a),
+    "createobject": lambda *a: {str(a[i]): a[i + 1] for i in range(0, len(a) - 1, 2)},
+    "union": _union,
+    "intersection": _intersection,
+    "shallowmerge": _shallow_merge,
+    "items": _items,
+    "objectkeys": lambda o: list(o.keys()),
+    "flatten": lambda items: [x for i in items for x in (i if isinstance(i, list) else [i])],
+    "uniquestring": _unique_string,
+    "guid": _guid,
+    "base64": lambda s: base64.b64encode(s.encode("utf-8")).decode("ascii"),
+    "base64tostring": lambda s: base64.b64decode(s).decode("utf-8", "replace"),
+    "uricomponent": lambda s: urllib.parse.quote(s, safe=""),
+    "uricomponenttostring": urllib.parse.unquote,
+    "uri": lambda base, rel: urllib.parse.urljoin(base, rel),
+    "null": lambda: None,
+    "true": lambda: True,
+    "false": lambda: False,
+    "datetimeadd": _date_time_add,
+    "datetimefromepoch": _date_time_add,
+    "datetimetoepoch": _date_time_add,
+}

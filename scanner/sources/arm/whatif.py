@@ -1,0 +1,61 @@
+"""ARM what-if results: the ``after`` state of resources the deployment would leave in place.
+
+Both shapes are accepted: the REST ``WhatIfOperationResult`` (``properties.changes``) and the
+Azure CLI's ``--no-pretty-print`` output (top-level ``changes``). Create, Modify, NoChange and
+Deploy changes describe resources that will exist after the deployment; Delete and Ignore
+describe resources the template does not manage, which drift auditing uses instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from scanner.jsondoc import Document, pointer_join
+from scanner.model import Origin, Resource, parse_resource_id
+
+SCANNED_CHANGES = frozenset({"create", "modify", "nochange", "deploy"})
+
+
+def whatif_changes(data: dict[str, Any]) -> tuple[list[Any], str] | None:
+    """The change list and its pointer, in either shape; None when this is not what-if output."""
+    properties = data.get("properties")
+    if isinstance(properties, dict) and isinstance(properties.get("changes"), list):
+        return properties["changes"], "/properties/changes"
+    if isinstance(data.get("changes"), list):
+        return data["changes"], "/changes"
+    return None
+
+
+def read_whatif(doc: Document) -> tuple[list[Resource], list[str]]:
+    found = whatif_changes(doc.data)
+    changes, base = found if found else ([], "")
+    return list(_resources(doc, changes, base)), []
+
+
+def _resources(doc: Document, changes: list[Any], base: str) -> Iterator[Resource]:
+    for i, change in enumerate(changes):
+        if not isinstance(change, dict) or str(change.get("changeType", "")).lower() not in SCANNED_CHANGES:
+            continue
+        after = change.get("after")
+        if not isinstance(after, dict):
+            continue
+        resource_id = str(change.get("resourceId") or after.get("id") or "")
+        parsed = parse_resource_id(resource_id)
+        resource_type = parsed.resource_type or str(after.get("type", ""))
+        name = parsed.name_chain or str(after.get("name", ""))
+        if not resource_type:
+            continue
+        yield Resource(
+            id=resource_id,
+            type=resource_type,
+            name=name,
+            body=after,
+            origin=Origin(
+                kind="whatif",
+                file=doc.path,
+                pointer=pointer_join(base, i, "after"),
+                document=doc,
+                symbolic_name=change.get("symbolicName") if isinstance(change.get("symbolicName"), str) else None,
+            ),
+        )

@@ -1,0 +1,1 @@
+"""Terraform plan JSON (``terraform show -json``) translated into ARM-shaped resources."""

@@ -1,0 +1,341 @@
+"""azurerm resource types translated into ARM shape, one small table per type.
+
+Each `Attr` maps a Terraform attribute path (with older provider names as alternatives, newest
+first) to the ARM property path the API uses, through an optional converter. Only the types
+and properties the checks read are mapped; everything else in a plan is ignored. Sources:
+the azurerm v3/v4/v5 docs and upgrade guides, summarised in shared/reference/terraform-plan.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from scanner import azure_types as T
+
+SKIP = object()  # a converter's way to say "this value sets nothing"
+
+
+@dataclass(frozen=True, slots=True)
+class Attr:
+    tf: tuple[str, ...]
+    arm: str
+    convert: Callable[[Any], Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TypeMap:
+    """How one Terraform resource type becomes one ARM resource.
+
+    ``parent`` names the attribute holding the parent's id for child types (a compute's
+    workspace, a node pool's cluster); ``constants`` are ARM values implied by the type.
+    """
+
+    arm_type: str
+    attrs: tuple[Attr, ...]
+    constants: Mapping[str, Any] = field(default_factory=dict)
+    parent: str | None = None
+
+
+def A(tf: str | tuple[str, ...], arm: str, convert: Callable[[Any], Any] | None = None) -> Attr:
+    return Attr(tf if isinstance(tf, tuple) else (tf,), arm, convert)
+
+
+def enabled_disabled(value: Any) -> Any:
+    return "Enabled" if value is True else "Disabled" if value is False else value
+
+
+def inverted(value: Any) -> Any:
+    return (not value) if isinstance(value, bool) else value
+
+
+def critical_addons_taint(value: Any) -> Any:
+    """``only_critical_addons_enabled = true`` is how azurerm taints the default pool."""
+    return ["CriticalAddonsOnly=true:NoSchedule"] if value is True else SKIP
+
+
+def identity_block(value: Any) -> Any:
+    """``identity { type, identity_ids }`` -> ARM ``identity``."""
+    if not isinstance(value, list) or not value or not isinstance(value[0], dict):
+        return SKIP
+    block = value[0]
+    identity: dict[str, Any] = {"type": block.get("type")}
+    ids = block.get("identity_ids")
+    if isinstance(ids, list) and ids:
+        identity["userAssignedIdentities"] = {i: {} for i in ids if isinstance(i, str)}
+    return identity
+
+
+_COMMON = (A("location", "location"), A("tags", "tags"), A("identity", "identity", identity_block))
+
+_WORKSPACE_LINKS = (
+    A("storage_account_id", "properties.storageAccount"),
+    A("key_vault_id", "properties.keyVault"),
+    A("application_insights_id", "properties.applicationInsights"),
+    A("container_registry_id", "properties.containerRegistry"),
+)
+
+_POOL = (
+    ("vm_size", "vmSize", None),
+    (("auto_scaling_enabled", "enable_auto_scaling"), "enableAutoScaling", None),
+    ("node_count", "count", None),
+    ("min_count", "minCount", None),
+    ("max_count", "maxCount", None),
+    (("node_public_ip_enabled", "enable_node_public_ip"), "enableNodePublicIP", None),
+    (("host_encryption_enabled", "enable_host_encryption"), "enableEncryptionAtHost", None),
+    ("node_labels", "nodeLabels", None),
+    ("zones", "availabilityZones", None),
+    ("gpu_driver", "gpuProfile.driver", None),
+    ("gpu_instance", "gpuInstanceProfile", None),
+    ("max_pods", "maxPods", None),
+    ("os_sku", "osSKU", None),
+)
+
+
+def _pool_attrs(prefix_tf: str, prefix_arm: str) -> tuple[Attr, ...]:
+    out = []
+    for tf, arm, convert in _POOL:
+        names = tf if isinstance(tf, tuple) else (tf,)
+        out.append(A(tuple(prefix_tf + n for n in names), prefix_arm + arm, convert))
+    return tuple(out)
+
+
+_AML_COMPUTE_COMMON = (
+    A("location", "properties.computeLocation"),
+    A("local_auth_enabled", "properties.disableLocalAuth", inverted),
+    A("description", "properties.description"),
+    A("tags", "tags"),
+    A("identity", "identity", identity_block),
+)
+
+MAPPINGS: dict[str, TypeMap] = {
+    "azurerm_machine_learning_workspace": TypeMap(
+        T.WORKSPACE,
+        (
+            *_COMMON,
+            *_WORKSPACE_LINKS,
+            A("public_network_access_enabled", "properties.publicNetworkAccess", enabled_disabled),
+            A("high_business_impact", "properties.hbiWorkspace"),
+            A("managed_network.0.isolation_mode", "properties.managedNetwork.isolationMode"),
+            A("v1_legacy_mode_enabled", "properties.v1LegacyMode"),
+            A("sku_name", "sku.name"),
+            A("kind", "kind"),
+            A("primary_user_assigned_identity", "properties.primaryUserAssignedIdentity"),
+        ),
+    ),
+    "azurerm_ai_foundry": TypeMap(
+        T.WORKSPACE,
+        (
+            *_COMMON,
+            *_WORKSPACE_LINKS,
+            A("public_network_access", "properties.publicNetworkAccess"),
+            A("high_business_impact_enabled", "properties.hbiWorkspace"),
+            A("managed_network.0.isolation_mode", "properties.managedNetwork.isolationMode"),
+        ),
+        constants={"kind": "Hub"},
+    ),
+    "azurerm_ai_foundry_project": TypeMap(
+        T.WORKSPACE,
+        (*_COMMON, A("ai_services_hub_id", "properties.hubResourceId")),
+        constants={"kind": "Project"},
+    ),
+    "azurerm_machine_learning_compute_cluster": TypeMap(
+        T.COMPUTE,
+        (
+            *_AML_COMPUTE_COMMON,
+            A("vm_size", "properties.properties.vmSize"),
+            A("vm_priority", "properties.properties.vmPriority"),
+            A("scale_settings.0.min_node_count", "properties.properties.scaleSettings.minNodeCount"),
+            A("scale_settings.0.max_node_count", "properties.properties.scaleSettings.maxNodeCount"),
+            A(
+                "scale_settings.0.scale_down_nodes_after_idle_duration",
+                "properties.properties.scaleSettings.nodeIdleTimeBeforeScaleDown",
+            ),
+            A(
+                ("node_public_ip_enabled", "node_public_ip_enabled"),
+                "properties.properties.enableNodePublicIp",
+            ),
+            A(
+                "ssh_public_access_enabled",
+                "properties.properties.remoteLoginPortPublicAccess",
+                enabled_disabled,
+            ),
+            A("subnet_resource_id", "properties.properties.subnet.id"),
+        ),
+        constants={"properties.computeType": "AmlCompute"},
+        parent="machine_learning_workspace_id",
+    ),
+    "azurerm_machine_learning_compute_instance": TypeMap(
+        T.COMPUTE,
+        (
+            *_AML_COMPUTE_COMMON,
+            A("virtual_machine_size", "properties.properties.vmSize"),
+            A("node_public_ip_enabled", "properties.properties.enableNodePublicIp"),
+            A("subnet_resource_id", "properties.properties.subnet.id"),
+            A("authorization_type", "properties.properties.computeInstanceAuthorizationType"),
+        ),
+        constants={"properties.computeType": "ComputeInstance"},
+        parent="machine_learning_workspace_id",
+    ),
+    "azurerm_machine_learning_inference_cluster": TypeMap(
+        T.COMPUTE,
+        (
+            *_AML_COMPUTE_COMMON,
+            A("kubernetes_cluster_id", "properties.resourceId"),
+            A("cluster_purpose", "properties.properties.clusterPurpose"),
+        ),
+        constants={"properties.computeType": "AKS"},
+        parent="machine_learning_workspace_id",
+    ),
+    "azurerm_kubernetes_cluster": TypeMap(
+        T.MANAGED_CLUSTER,
+        (
+            *_COMMON,
+            A("default_node_pool.0.name", "properties.agentPoolProfiles.0.name"),
+            *_pool_attrs("default_node_pool.0.", "properties.agentPoolProfiles.0."),
+            A(
+                ("default_node_pool.0.only_critical_addons_enabled", "default_node_pool.0.node_taints"),
+                "properties.agentPoolProfiles.0.nodeTaints",
+                lambda v: critical_addons_taint(v) if isinstance(v, bool) else v,
+            ),
+            A("local_account_disabled", "properties.disableLocalAccounts"),
+            A("role_based_access_control_enabled", "properties.enableRBAC"),
+            A("private_cluster_enabled", "properties.apiServerAccessProfile.enablePrivateCluster"),
+            A(
+                "api_server_access_profile.0.authorized_ip_ranges",
+                "properties.apiServerAccessProfile.authorizedIPRanges",
+            ),
+            A("network_profile.0.network_policy", "properties.networkProfile.networkPolicy"),
+            A(
+                "azure_active_directory_role_based_access_control",
+                "properties.aadProfile",
+                lambda v: {"managed": True} if v else SKIP,
+            ),
+        ),
+        constants={"properties.agentPoolProfiles.0.mode": "System"},
+    ),
+    "azurerm_kubernetes_cluster_node_pool": TypeMap(
+        T.AGENT_POOL,
+        (
+            *_pool_attrs("", "properties."),
+            A("mode", "properties.mode"),
+            A("node_taints", "properties.nodeTaints"),
+            A("priority", "properties.scaleSetPriority"),
+            A("eviction_policy", "properties.scaleSetEvictionPolicy"),
+            A("spot_max_price", "properties.spotMaxPrice"),
+            A("scale_down_mode", "properties.scaleDownMode"),
+            A("tags", "tags"),
+        ),
+        constants={"properties.mode": "User"},
+        parent="kubernetes_cluster_id",
+    ),
+    "azurerm_storage_account": TypeMap(
+        T.STORAGE_ACCOUNT,
+        (
+            *_COMMON,
+            A("account_kind", "kind"),
+            A("public_network_access_enabled", "properties.publicNetworkAccess", enabled_disabled),
+            A(
+                ("allow_nested_items_to_be_public", "allow_blob_public_access"),
+                "properties.allowBlobPublicAccess",
+            ),
+            A("shared_access_key_enabled", "properties.allowSharedKeyAccess"),
+            A("network_rules.0.default_action", "properties.networkAcls.defaultAction"),
+            A("min_tls_version", "properties.minimumTlsVersion"),
+            A(
+                ("https_traffic_only_enabled", "enable_https_traffic_only"),
+                "properties.supportsHttpsTrafficOnly",
+            ),
+        ),
+    ),
+    "azurerm_cognitive_account": TypeMap(
+        T.COGNITIVE_ACCOUNT,
+        (
+            *_COMMON,
+            A("kind", "kind"),
+            A("sku_name", "sku.name"),
+            A("local_auth_enabled", "properties.disableLocalAuth", inverted),
+            A("public_network_access_enabled", "properties.publicNetworkAccess", enabled_disabled),
+            A("network_acls.0.default_action", "properties.networkAcls.defaultAction"),
+            A("custom_subdomain_name", "properties.customSubDomainName"),
+            A("outbound_network_access_restricted", "properties.restrictOutboundNetworkAccess"),
+            A("fqdns", "properties.allowedFqdnList"),
+            A("project_management_enabled", "properties.allowProjectManagement"),
+        ),
+    ),
+    "azurerm_ai_services": TypeMap(
+        T.COGNITIVE_ACCOUNT,
+        (
+            *_COMMON,
+            A("sku_name", "sku.name"),
+            A("local_authentication_enabled", "properties.disableLocalAuth", inverted),
+            A("public_network_access", "properties.publicNetworkAccess"),
+            A("network_acls.0.default_action", "properties.networkAcls.defaultAction"),
+            A("custom_subdomain_name", "properties.customSubDomainName"),
+            A("outbound_network_access_restricted", "properties.restrictOutboundNetworkAccess"),
+        ),
+        constants={"kind": "AIServices"},
+    ),
+    "azurerm_container_app": TypeMap(
+        T.CONTAINER_APP,
+        (
+            A("location", "location"),
+            A("tags", "tags"),
+            A("identity", "identity", identity_block),
+            A("container_app_environment_id", "properties.managedEnvironmentId"),
+            A("ingress.0.external_enabled", "properties.configuration.ingress.external"),
+            A("ingress.0.allow_insecure_connections", "properties.configuration.ingress.allowInsecure"),
+        ),
+    ),
+    "azurerm_linux_virtual_machine": TypeMap(
+        T.VIRTUAL_MACHINE,
+        (*_COMMON, A("size", "properties.hardwareProfile.vmSize"), A("priority", "properties.priority")),
+    ),
+    "azurerm_windows_virtual_machine": TypeMap(
+        T.VIRTUAL_MACHINE,
+        (*_COMMON, A("size", "properties.hardwareProfile.vmSize"), A("priority", "properties.priority")),
+    ),
+    "azurerm_virtual_machine": TypeMap(
+        T.VIRTUAL_MACHINE, (*_COMMON, A("vm_size", "properties.hardwareProfile.vmSize"))
+    ),
+    "azurerm_linux_virtual_machine_scale_set": TypeMap(
+        T.VM_SCALE_SET,
+        (
+            *_COMMON,
+            A("sku", "sku.name"),
+            A("instances", "sku.capacity"),
+            A("priority", "properties.virtualMachineProfile.priority"),
+        ),
+    ),
+    "azurerm_windows_virtual_machine_scale_set": TypeMap(
+        T.VM_SCALE_SET,
+        (
+            *_COMMON,
+            A("sku", "sku.name"),
+            A("instances", "sku.capacity"),
+            A("priority", "properties.virtualMachineProfile.priority"),
+        ),
+    ),
+    "azurerm_orchestrated_virtual_machine_scale_set": TypeMap(
+        T.VM_SCALE_SET,
+        (
+            *_COMMON,
+            A("sku_name", "sku.name"),
+            A("instances", "sku.capacity"),
+            A("priority", "properties.virtualMachineProfile.priority"),
+        ),
+    ),
+    "azurerm_key_vault": TypeMap(
+        T.KEY_VAULT,
+        (*_COMMON, A("public_network_access_enabled", "properties.publicNetworkAccess", enabled_disabled)),
+    ),
+    "azurerm_container_registry": TypeMap(
+        T.CONTAINER_REGISTRY,
+        (
+            *_COMMON,
+            A("admin_enabled", "properties.adminUserEnabled"),
+            A("public_network_access_enabled", "properties.publicNetworkAccess", enabled_disabled),
+        ),
+    ),
+}

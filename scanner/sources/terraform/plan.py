@@ -1,0 +1,507 @@
+"""Reading a Terraform plan into ARM-shaped resources.
+
+Instances come from ``resource_changes`` (the authoritative, per-instance record with unknown
+and sensitive masks), then from ``planned_values`` for anything not listed there, and data
+sources from ``prior_state`` as reference-only context. Resources being deleted or forgotten
+are not deployed, so they are not scanned. Ids a plan does not know yet (a storage account
+being created) are resolved through the references in ``configuration``, so the workspace
+still finds its storage account and the pool its cluster.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from scanner import azure_types as T
+from scanner.errors import InputError
+from scanner.jsondoc import Document, pointer_join
+from scanner.model import Origin, Resource, build_resource_id, parse_resource_id
+from scanner.sources.terraform.azurerm import MAPPINGS, SKIP, TypeMap, identity_block
+from scanner.sources.terraform.values import AFTER_APPLY, MISSING, overlay, read
+from scanner.unknown import Unknown
+
+SUBSCRIPTION_PLACEHOLDER = "{subscription}"
+UNRESOLVED = "{unresolved}"
+_SUPPORTED_MAJORS = ("0", "1")
+_ID_PROPERTY_TYPES = {
+    "storageaccount": T.STORAGE_ACCOUNT,
+    "keyvault": T.KEY_VAULT,
+    "containerregistry": T.CONTAINER_REGISTRY,
+    "applicationinsights": "Microsoft.Insights/components",
+    "resourceid": T.MANAGED_CLUSTER,
+    "hubresourceid": T.WORKSPACE,
+    "managedenvironmentid": T.CONTAINER_APP_ENVIRONMENT,
+}
+_REFERENCE = re.compile(r"^(data\.)?([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)(\[[^\]]+\])?(?:\.(.+))?$")
+_MODULE_STEP = re.compile(r"module\.([A-Za-z0-9_-]+)(\[[^\]]+\])?")
+
+
+@dataclass
+class Instance:
+    """One resource instance of the plan, with masks applied to its values."""
+
+    address: str
+    mode: str
+    type: str
+    name: str
+    module_address: str
+    values: dict[str, Any]
+    pointer: str
+    reference_only: bool = False
+    translated: bool = False
+    arm_id: str | None = None
+    resolving: bool = False
+    body: dict[str, Any] = field(default_factory=dict)
+    property_map: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+def check_format_version(doc: Document) -> None:
+    version = doc.data.get("format_version")
+    if not isinstance(version, str) or version.split(".")[0] not in _SUPPORTED_MAJORS:
+        raise InputError(f"{doc.path}: unsupported Terraform plan format_version {version!r} (azai reads 0.x and 1.x)")
+
+
+class PlanReader:
+    """Turns one plan document into resources; instantiate per plan."""
+
+    def __init__(self, doc: Document) -> None:
+        check_format_version(doc)
+        self.doc = doc
+        self.plan = doc.data
+        self.instances: dict[str, Instance] = {}
+        self.warnings: list[str] = []
+        self._config_index = self._index_configuration()
+
+    # -- collecting instances -------------------------------------------------------------
+
+    def _collect(self) -> None:
+        changes = self.plan.get("resource_changes")
+        for i, change in enumerate(changes if isinstance(changes, list) else []):
+            if not isinstance(change, dict) or change.get("mode", "managed") != "managed":
+                continue
+            raw_detail = change.get("change")
+            detail: dict[str, Any] = raw_detail if isinstance(raw_detail, dict) else {}
+            actions = detail.get("actions") or []
+            if "forget" in actions or "read" in actions or ("delete" in actions and "create" not in actions):
+                self.instances.setdefault(str(change.get("address")), self._skipped(change))
+                continue
+            after = detail.get("after")
+            if not isinstance(after, dict) and detail.get("after_unknown") is not True:
+                continue
+            values = overlay(after, detail.get("after_unknown"), detail.get("after_sensitive"))
+            self._add(
+                change,
+                values if isinstance(values, dict) else {},
+                pointer_join("", "resource_changes", i, "change", "after"),
+            )
+        planned = self.plan.get("planned_values")
+        if isinstance(planned, dict) and isinstance(planned.get("root_module"), dict):
+            for entry, pointer in _module_resources(planned["root_module"], "/planned_values/root_module"):
+                if entry.get("mode", "managed") == "managed" and str(entry.get("address")) not in self.instances:
+                    values = overlay(entry.get("values"), None, entry.get("sensitive_values"))
+                    self._add(entry, values if isinstance(values, dict) else {}, pointer + "/values")
+        prior = self.plan.get("prior_state")
+        root = prior.get("values", {}).get("root_module") if isinstance(prior, dict) else None
+        if isinstance(root, dict):
+            for entry, pointer in _module_resources(root, "/prior_state/values/root_module"):
+                if entry.get("mode") == "data" and str(entry.get("address")) not in self.instances:
+                    values = overlay(entry.get("values"), None, entry.get("sensitive_values"))
+                    instance = self._add(entry, values if isinstance(values, dict) else {}, pointer + "/values")
+                    instance.reference_only = True
+
+    def _skipped(self, change: dict[str, Any]) -> Instance:
+        """A placeholder so planned_values cannot resurrect a deleted instance."""
+        return Instance(str(change.get("address")), "deleted", "", "", "", {}, "", reference_only=True)
+
+    def _add(self, entry: dict[str, Any], values: dict[str, Any], pointer: str) -> Instance:
+        address = str(entry.get("address"))
+        module_address = entry.get("module_address")
+        if not isinstance(module_address, str):
+            module_address = _module_of(address)
+        instance = Instance(
+            address=address,
+            mode=str(entry.get("mode", "managed")),
+            type=str(entry.get("type", "")),
+            name=str(entry.get("name", "")),
+            module_address=module_address,
+            values=values,
+            pointer=pointer,
+        )
+        self.instances[address] = instance
+        return instance
+
+    # -- configuration references ---------------------------------------------------------
+
+    def _index_configuration(self) -> dict[tuple[str, str], dict[str, Any]]:
+        """Configuration blocks by (module path without instance keys, ``type.name``)."""
+        index: dict[tuple[str, str], dict[str, Any]] = {}
+        config = self.plan.get("configuration")
+        root = config.get("root_module") if isinstance(config, dict) else None
+
+        def walk(module: Any, path: str) -> None:
+            if not isinstance(module, dict):
+                return
+            for resource in module.get("resources") or []:
+                if isinstance(resource, dict) and isinstance(resource.get("address"), str):
+                    index[(path, resource["address"])] = resource
+            for name, call in (module.get("module_calls") or {}).items():
+                if isinstance(call, dict):
+                    index[(path, f"module.{name}")] = call
+                    walk(call.get("module"), f"{path}.module.{name}".lstrip("."))
+
+        walk(root, "")
+        return index
+
+    def _config_block(self, instance: Instance) -> dict[str, Any] | None:
+        module_path = _strip_keys(instance.module_address)
+        base = instance.address[len(instance.module_address) + 1 :] if instance.module_address else instance.address
+        local = re.sub(r"\[[^\]]*\]$", "", base)
+        return self._config_index.get((module_path, local))
+
+    def resolve(self, instance: Instance, attribute: str) -> Any:
+        """The value an unknown attribute will have, through its configuration reference.
+
+        ``x.id`` resolves to the target's ARM id; other attributes (``location``, ``name``)
+        to the target's planned value. Returns MISSING when the reference cannot be followed.
+        """
+        block = self._config_block(instance)
+        expressions = block.get("expressions") if block else None
+        expression = expressions.get(attribute) if isinstance(expressions, dict) else None
+        return self._follow(expression, instance.module_address)
+
+    def _follow(self, expression: Any, module_address: str) -> Any:
+        if not isinstance(expression, dict):
+            return MISSING
+        if "constant_value" in expression:
+            return expression["constant_value"]
+        for ref in expression.get("references") or []:
+            value = self._follow_reference(str(ref), module_address)
+            if value is not MISSING:
+                return value
+        return MISSING
+
+    def _follow_reference(self, ref: str, module_address: str) -> Any:
+        if ref.startswith("var."):
+            return self._follow_variable(ref[4:].split(".")[0], module_address)
+        if ref.startswith(("local.", "each.", "count.", "module.", "path.", "terraform.", "self.")):
+            return MISSING
+        match = _REFERENCE.match(ref)
+        if not match or not match.group(5):
+            return MISSING
+        data, rtype, rname, key, attribute = match.groups()
+        local = f"{'data.' if data else ''}{rtype}.{rname}"
+        prefix = f"{module_address}." if module_address else ""
+        target = self.instances.get(f"{prefix}{local}{key or ''}")
+        if target is None and not key:
+            candidates = [i for a, i in self.instances.items() if re.sub(r"\[[^\]]*\]$", "", a) == prefix + local]
+            target = candidates[0] if len(candidates) == 1 else None
+        if target is None or target.mode == "deleted":
+            return MISSING
+        if attribute == "id":
+            return self.arm_id(target)
+        value = read(target.values, attribute)
+        if isinstance(value, Unknown):
+            resolved = self.resolve(target, attribute.split(".")[0]) if "." not in attribute else MISSING
+            return resolved if resolved is not MISSING else value
+        return value
+
+    def _follow_variable(self, name: str, module_address: str) -> Any:
+        if not module_address:
+            variables = self.plan.get("variables")
+            entry = variables.get(name) if isinstance(variables, dict) else None
+            return entry.get("value", MISSING) if isinstance(entry, dict) else MISSING
+        steps = list(_MODULE_STEP.finditer(module_address))
+        last = steps[-1]
+        parent_address = module_address[: last.start()].rstrip(".")
+        call = self._config_index.get((_strip_keys(parent_address), f"module.{last.group(1)}"))
+        expressions = call.get("expressions") if call else None
+        return self._follow(expressions.get(name) if isinstance(expressions, dict) else None, parent_address)
+
+    # -- ids and translation --------------------------------------------------------------
+
+    def value(self, instance: Instance, attribute: str) -> Any:
+        """A top-level attribute, with unknowns resolved through references where possible."""
+        current = read(instance.values, attribute)
+        if isinstance(current, Unknown) and current.reason != "sensitive value, not read":
+            resolved = self.resolve(instance, attribute)
+            if resolved is not MISSING and resolved is not None:
+                return resolved
+        return current
+
+    def arm_id(self, instance: Instance) -> str:
+        """The instance's ARM id: its own when known, else built from parent or group and name."""
+        if instance.arm_id is not None:
+            return instance.arm_id
+        if instance.resolving:
+            return UNRESOLVED
+        instance.resolving = True
+        try:
+            instance.arm_id = self._compute_id(instance)
+        finally:
+            instance.resolving = False
+        return instance.arm_id
+
+    def _compute_id(self, instance: Instance) -> str:
+        own = read(instance.values, "id")
+        if isinstance(own, str) and own.startswith("/"):
+            return own
+        name = _text(self.value(instance, "name"))
+        if instance.type in ("azapi_resource", "azapi_update_resource"):
+            return self._azapi_id(instance, name)
+        mapping = MAPPINGS.get(instance.type)
+        if mapping is None:
+            return f"{UNRESOLVED}/{instance.address}"
+        if mapping.parent:
+            parent = _text(self.value(instance, mapping.parent))
+            child_type = mapping.arm_type.rsplit("/", 1)[-1]
+            return f"{parent}/{child_type}/{name}"
+        group = _text(self.value(instance, "resource_group_name"))
+        return build_resource_id(SUBSCRIPTION_PLACEHOLDER, group, mapping.arm_type, name)
+
+    def _azapi_id(self, instance: Instance, name: str) -> str:
+        arm_type = _azapi_type(instance.values)
+        if arm_type is None:
+            return f"{UNRESOLVED}/{instance.address}"
+        parent = self.value(instance, "parent_id")
+        if arm_type.lower() == "microsoft.resources/resourcegroups":
+            subscription = parent if isinstance(parent, str) else f"/subscriptions/{SUBSCRIPTION_PLACEHOLDER}"
+            return f"{subscription}/resourceGroups/{name}"
+        parent_text = _text(parent)
+        if "/providers/" not in parent_text.lower():  # a resource group (or subscription) scope
+            return f"{parent_text}/providers/{arm_type}/{name}"
+        return f"{parent_text}/{arm_type.rsplit('/', 1)[-1]}/{name}"
+
+    def _translate(self, instance: Instance, mapping: TypeMap) -> None:
+        body: dict[str, Any] = {}
+        for path, constant in mapping.constants.items():
+            _assign(body, path, constant)
+        for attr in mapping.attrs:
+            for tf_path in attr.tf:
+                raw = self.value(instance, tf_path) if "." not in tf_path else read(instance.values, tf_path)
+                if raw is MISSING:
+                    continue
+                converted = raw if isinstance(raw, Unknown) or attr.convert is None else attr.convert(raw)
+                if converted is SKIP:
+                    continue
+                _assign(body, attr.arm, converted)
+                instance.property_map[attr.arm.lower()] = tuple(tf_path.split("."))
+                break
+        instance.body = body
+        instance.translated = True
+
+    def _translate_azapi(self, instance: Instance) -> None:
+        payload = _azapi_body(instance.values)
+        if isinstance(payload, dict):
+            self._resolve_body_ids(instance, payload)
+        body: dict[str, Any] = dict(payload) if isinstance(payload, dict) else {}
+        if isinstance(payload, Unknown):
+            body["properties"] = payload
+        for attribute in ("location", "tags"):
+            value = read(instance.values, attribute)
+            if value is not MISSING:
+                body[attribute] = value
+        identity = identity_block(read(instance.values, "identity"))
+        if identity is not SKIP:
+            body["identity"] = identity
+        instance.body = body
+        instance.translated = True
+        instance.property_map.update(
+            {"properties": ("body", "properties"), "sku": ("body", "sku"), "kind": ("body", "kind")}
+        )
+
+    def _resolve_body_ids(self, instance: Instance, payload: Any) -> None:
+        """Fill unknown ids inside an azapi ``body`` from the body's configuration references.
+
+        Terraform records the references of the whole ``body`` expression, not per leaf, so a
+        leaf such as ``properties.storageAccount`` is matched to the one referenced resource of
+        the type that property holds (or to the only ``.id`` reference there is).
+        """
+        targets = self._id_targets(instance, "body")
+        if not targets:
+            return
+        stack = [payload]
+        while stack:
+            node = stack.pop()
+            items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+            for key, value in list(items):
+                if isinstance(value, (dict, list)):
+                    stack.append(value)
+                elif isinstance(value, Unknown) and value is AFTER_APPLY:
+                    wanted = _ID_PROPERTY_TYPES.get(str(key).lower())
+                    matches = [t for t in targets if wanted and self._arm_type(t) == wanted.lower()]
+                    chosen = matches[0] if len(matches) == 1 else targets[0] if len(targets) == 1 and wanted else None
+                    if chosen is not None:
+                        node[key] = self.arm_id(chosen)
+
+    def _id_targets(self, instance: Instance, attribute: str) -> list[Instance]:
+        block = self._config_block(instance)
+        expressions = block.get("expressions") if block else None
+        expression = expressions.get(attribute) if isinstance(expressions, dict) else None
+        found: list[Instance] = []
+        prefix = f"{instance.module_address}." if instance.module_address else ""
+        for ref in (expression.get("references") or []) if isinstance(expression, dict) else []:
+            match = _REFERENCE.match(str(ref))
+            if match and match.group(5) == "id":
+                data, rtype, rname, key, _ = match.groups()
+                target = self.instances.get(f"{prefix}{'data.' if data else ''}{rtype}.{rname}{key or ''}")
+                if target is not None and target not in found:
+                    found.append(target)
+        return found
+
+    def _arm_type(self, instance: Instance) -> str:
+        if instance.type == "azapi_resource":
+            return (_azapi_type(instance.values) or "").lower()
+        mapping = MAPPINGS.get(instance.type)
+        return mapping.arm_type.lower() if mapping else ""
+
+    def _merge_updates(self) -> None:
+        for instance in self.instances.values():
+            if instance.type != "azapi_update_resource" or instance.reference_only:
+                continue
+            target_id = self.value(instance, "resource_id")
+            if target_id is MISSING:
+                target_id = self.arm_id(instance)
+            target = next(
+                (
+                    i
+                    for i in self.instances.values()
+                    if not i.reference_only
+                    and i.translated
+                    and isinstance(target_id, str)
+                    and self.arm_id(i).lower() == target_id.lower()
+                ),
+                None,
+            )
+            payload = _azapi_body(instance.values)
+            if target is None or not isinstance(payload, dict):
+                self.warnings.append(
+                    f"{self.doc.path}: {instance.address} updates a resource this plan does not declare; not merged"
+                )
+                continue
+            _deep_merge(target.body, payload)
+
+    def resources(self) -> Iterator[Resource]:
+        self._collect()
+        for instance in self.instances.values():
+            if instance.mode == "deleted":
+                continue
+            if instance.type == "azapi_resource":
+                self._translate_azapi(instance)
+            elif instance.type in MAPPINGS:
+                self._translate(instance, MAPPINGS[instance.type])
+        self._merge_updates()
+        for instance in self.instances.values():
+            if not instance.translated:
+                continue
+            arm_id = self.arm_id(instance)
+            parsed = parse_resource_id(arm_id)
+            arm_type = (
+                _azapi_type(instance.values) if instance.type == "azapi_resource" else MAPPINGS[instance.type].arm_type
+            )
+            if arm_type is None:
+                continue
+            name = parsed.name_chain or _text(self.value(instance, "name"))
+            instance.body.setdefault("name", name.rsplit("/", 1)[-1])
+            instance.body["type"] = arm_type
+            instance.body["id"] = arm_id
+            yield Resource(
+                id=arm_id,
+                type=arm_type,
+                name=name,
+                body=instance.body,
+                origin=Origin(
+                    kind="terraform",
+                    file=self.doc.path,
+                    pointer=instance.pointer,
+                    document=self.doc,
+                    address=instance.address,
+                    property_map=instance.property_map,
+                    reference_only=instance.reference_only,
+                ),
+            )
+
+
+def _module_resources(module: dict[str, Any], pointer: str) -> Iterator[tuple[dict[str, Any], str]]:
+    for i, entry in enumerate(module.get("resources") or []):
+        if isinstance(entry, dict):
+            yield entry, f"{pointer}/resources/{i}"
+    for j, child in enumerate(module.get("child_modules") or []):
+        if isinstance(child, dict):
+            yield from _module_resources(child, f"{pointer}/child_modules/{j}")
+
+
+def _module_of(address: str) -> str:
+    steps = list(_MODULE_STEP.finditer(address))
+    return address[: steps[-1].end()] if steps else ""
+
+
+def _strip_keys(module_address: str) -> str:
+    return re.sub(r"\[[^\]]*\]", "", module_address)
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else UNRESOLVED
+
+
+def _azapi_type(values: dict[str, Any]) -> str | None:
+    raw = values.get("type")
+    return raw.split("@", 1)[0] if isinstance(raw, str) and "/" in raw else None
+
+
+def _azapi_body(values: dict[str, Any]) -> Any:
+    """azapi v1 writes ``body`` as a JSON string, v2 as an object."""
+    body = values.get("body")
+    if isinstance(body, str):
+        try:
+            return json.loads(body)
+        except json.JSONDecodeError:
+            return Unknown("azapi body is not valid JSON")
+    return body
+
+
+def _assign(body: dict[str, Any], path: str, value: Any) -> None:
+    """Set a dotted ARM path, creating objects and list slots as needed."""
+    keys = path.split(".")
+    current: Any = body
+    for key, following in itertools.pairwise(keys):
+        container: Any = [] if following.isdigit() else {}
+        if isinstance(current, list):
+            index = int(key)
+            while len(current) <= index:
+                current.append(None)
+            if not isinstance(current[index], (dict, list)):
+                current[index] = container
+            current = current[index]
+        else:
+            if not isinstance(current.get(key), (dict, list)):
+                current[key] = container
+            current = current[key]
+    last = keys[-1]
+    if isinstance(current, list):
+        index = int(last)
+        while len(current) <= index:
+            current.append(None)
+        current[index] = value
+    else:
+        current[last] = value
+
+
+def _deep_merge(target: dict[str, Any], patch: dict[str, Any]) -> None:
+    for key, value in patch.items():
+        existing = next((k for k in target if k.lower() == key.lower()), key)
+        if isinstance(value, dict) and isinstance(target.get(existing), dict):
+            _deep_merge(target[existing], value)
+        else:
+            target[existing] = value
+
+
+def read_plan(doc: Document) -> tuple[list[Resource], list[str]]:
+    """All ARM-shaped resources of a plan, and warnings about what could not be merged."""
+    reader = PlanReader(doc)
+    resources = list(reader.resources())
+    return resources, reader.warnings

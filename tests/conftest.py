@@ -1,0 +1,51 @@
+"""Shared helpers: fixture and corpus locations, scanning, and running the real CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scanner.engine import ScanResult
+from scanner.scan import scan_paths
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+def scan(*paths: Path | str, parameters: str | None = None) -> ScanResult:
+    return scan_paths([str(p) for p in paths], parameters)
+
+
+def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    """The real command line in a child process, as a user or a pipeline runs it."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("AZAI_DEBUG", None)
+    return subprocess.run(
+        [sys.executable, "-m", "scanner", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
+    )
+
+
+def cli_json(*args: str) -> dict[str, Any]:
+    done = run_cli("scan", "--format", "json", "--fail-on", "none", *args)
+    assert done.returncode == 0, done.stderr
+    data: dict[str, Any] = json.loads(done.stdout)
+    return data
+
+
+@pytest.fixture
+def corpus() -> Path:
+    if not CORPUS.is_dir():
+        pytest.skip("../shared/corpus is not present")
+    return CORPUS

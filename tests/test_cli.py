@@ -1,0 +1,106 @@
+"""The command line as users run it: exit codes, formats, rules listing, start-up cost."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import FIXTURES, ROOT, cli_json, run_cli
+
+DEMO_PLAN = str(FIXTURES / "demo" / "plan.json")
+
+
+def test_version_imports_no_azure_sdk_and_no_rules() -> None:
+    code = (
+        "import sys\n"
+        "from scanner.cli import main\n"
+        "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+        "loaded = [m for m in sys.modules if m.startswith(('azure', 'checks', 'scanner.sources'))]\n"
+        "print(repr(loaded))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert done.stdout.startswith("azai, version ")
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_exit_codes_follow_the_gate() -> None:
+    assert run_cli("scan", DEMO_PLAN).returncode == 1  # a critical finding, default gate high
+    assert run_cli("scan", "--fail-on", "critical", DEMO_PLAN).returncode == 1
+    assert run_cli("scan", "--fail-on", "none", DEMO_PLAN).returncode == 0
+    clean = FIXTURES / "rules" / "AZAI-102" / "template.json"
+    assert run_cli("scan", "--fail-on", "critical", str(clean)).returncode == 0
+    assert run_cli("scan", "--fail-on", "medium", str(clean)).returncode == 1
+
+
+def test_text_report_groups_by_severity_with_counts() -> None:
+    out = run_cli("scan", DEMO_PLAN).stdout
+    assert "CRITICAL (1)" in out and "MEDIUM (7)" in out
+    assert out.index("CRITICAL (1)") < out.index("MEDIUM (7)")
+    assert "8 finding(s): 1 critical, 0 high, 7 medium, 0 low; 0 undetermined" in out
+    assert "FAILED: 1 finding(s) at or above high" in out
+
+
+def test_json_report_has_the_documented_fields() -> None:
+    data = cli_json(DEMO_PLAN)
+    assert data["schema_version"] == "1.0"
+    finding = next(f for f in data["findings"] if f["rule_id"] == "AZAI-101")
+    assert finding["slug"] == "anonymous-endpoint"
+    assert finding["severity"] == "critical"
+    assert finding["pillar"] == "Security"
+    assert finding["resource_name"] == "ws-demo/score"
+    assert finding["resource_type"] == "Microsoft.MachineLearningServices/workspaces/onlineEndpoints"
+    assert finding["resource_id"].endswith("/workspaces/ws-demo/onlineEndpoints/score")
+    assert finding["address"] == "azapi_resource.score"
+    assert finding["evidence"] == {
+        "path": "properties.authMode",
+        "observed": "Key",
+        "expected": "AADToken or AMLToken",
+    }
+    assert finding["location"]["uri"].endswith("fixtures/demo/plan.json")
+    assert finding["location"]["start_line"] == 1 and finding["location"]["start_column"] > 1
+    assert len(finding["fingerprint"]) == 32 and finding["cost"] is None
+    assert data["summary"]["by_severity"] == {"critical": 1, "high": 0, "medium": 7, "low": 0}
+
+
+def test_output_file_is_written_and_identical_to_stdout(tmp_path: Path) -> None:
+    target = tmp_path / "out" / "report.json"
+    done = run_cli("scan", "--format", "json", "--fail-on", "none", "--output", str(target), DEMO_PLAN)
+    assert done.returncode == 0 and done.stdout == ""
+    assert json.loads(target.read_text()) == cli_json(DEMO_PLAN)
+    assert [p.name for p in target.parent.iterdir()] == ["report.json"]
+
+
+def test_output_is_deterministic() -> None:
+    first = run_cli(
+        "scan", "--format", "json", "--fail-on", "none", DEMO_PLAN, str(FIXTURES / "demo" / "template.json")
+    )
+    second = run_cli(
+        "scan", "--format", "json", "--fail-on", "none", DEMO_PLAN, str(FIXTURES / "demo" / "template.json")
+    )
+    assert first.stdout == second.stdout
+
+
+def test_rules_lists_every_rule_and_prints_one() -> None:
+    listing = run_cli("rules").stdout.splitlines()
+    assert [line.split()[0] for line in listing] == [
+        "AZAI-101",
+        "AZAI-102",
+        "AZAI-201",
+        "AZAI-202",
+        "AZAI-301",
+    ]
+    one = run_cli("rules", "AZAI-101")
+    assert one.returncode == 0 and one.stdout.startswith("# AZAI-101 anonymous-endpoint")
+    assert run_cli("rules", "shared-gpu-pool").stdout.startswith("# AZAI-102 shared-gpu-pool")
+    missing = run_cli("rules", "AZAI-999")
+    assert missing.returncode == 2 and "no rule 'AZAI-999'" in missing.stderr
+
+
+def test_sensitive_plan_values_never_reach_any_output(tmp_path: Path) -> None:
+    secret = "never-print-this-key"
+    assert secret in (FIXTURES / "demo" / "plan.json").read_text()
+    for fmt in ("text", "json"):
+        done = run_cli("scan", "--format", fmt, "--fail-on", "none", DEMO_PLAN)
+        assert secret not in done.stdout and secret not in done.stderr

@@ -1,0 +1,36 @@
+"""One estate written as a plan, a template and a what-if gives the same findings."""
+
+from __future__ import annotations
+
+from scanner.engine import ScanResult
+from tests.conftest import FIXTURES, scan
+
+
+def _findings(result: ScanResult) -> set[tuple[str, str, str, str, str, str]]:
+    return {
+        (f.check.id, f.resource.type, f.resource.name, f.violation.path, f.severity.label, f.fingerprint)
+        for f in result.findings
+    }
+
+
+def test_plan_template_and_whatif_agree_on_every_finding_and_fingerprint() -> None:
+    plan = scan(FIXTURES / "demo" / "plan.json")
+    template = scan(FIXTURES / "demo" / "template.json")
+    whatif = scan(FIXTURES / "demo" / "whatif.json")
+    assert _findings(plan) == _findings(template) == _findings(whatif)
+    assert {f.check.id for f in plan.findings} == {"AZAI-101", "AZAI-102", "AZAI-201", "AZAI-301"}
+    assert not plan.undetermined and not template.undetermined and not whatif.undetermined
+
+
+def test_demo_estate_findings_are_the_designed_ones() -> None:
+    result = scan(FIXTURES / "demo" / "plan.json")
+    assert {(f.check.id, f.resource.name) for f in result.findings} == {
+        ("AZAI-101", "ws-demo/score"),
+        ("AZAI-102", "aks-demo/gpu"),
+        ("AZAI-201", "aks-demo/gpu"),
+        ("AZAI-201", "ws-demo/notebook"),
+        ("AZAI-201", "ws-demo/train"),
+        ("AZAI-301", "ws-demo"),
+        ("AZAI-301", "ws-demo/notebook"),
+        ("AZAI-301", "ws-demo/train"),
+    }

@@ -1,0 +1,376 @@
+"""The Terraform plan reader: actions, unknown and sensitive values, modules, references, azapi."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scanner.errors import InputError
+from scanner.sources import load_file
+from scanner.unknown import Unknown
+from tests.conftest import run_cli, scan
+
+AZURERM = "registry.terraform.io/hashicorp/azurerm"
+
+
+def change(
+    address: str,
+    tftype: str,
+    after: dict[str, Any] | None,
+    actions: list[str],
+    unknown: Any = None,
+    sensitive: Any = None,
+    module: str | None = None,
+) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "address": address,
+        "mode": "managed",
+        "type": tftype,
+        "name": address.rsplit(".", 1)[-1].split("[")[0],
+        "provider_name": AZURERM,
+        "change": {
+            "actions": actions,
+            "before": None,
+            "after": after,
+            "after_unknown": unknown or {},
+            "before_sensitive": False,
+            "after_sensitive": sensitive or {},
+        },
+    }
+    if module:
+        entry["module_address"] = module
+    return entry
+
+
+def plan(tmp_path: Path, changes: list[dict[str, Any]], **extra: Any) -> Path:
+    document = {
+        "format_version": extra.pop("format_version", "1.2"),
+        "terraform_version": "1.9.8",
+        "resource_changes": changes,
+        **extra,
+    }
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(document))
+    return path
+
+
+def cognitive(name: str, local_auth: Any = True) -> dict[str, Any]:
+    return {
+        "name": name,
+        "location": "East US",
+        "resource_group_name": "rg",
+        "kind": "OpenAI",
+        "local_auth_enabled": local_auth,
+    }
+
+
+def test_deleted_and_forgotten_resources_are_not_deployed(tmp_path: Path) -> None:
+    path = plan(
+        tmp_path,
+        [
+            change("azurerm_cognitive_account.gone", "azurerm_cognitive_account", None, ["delete"]),
+            change("azurerm_cognitive_account.kept", "azurerm_cognitive_account", cognitive("kept"), ["no-op"]),
+            change(
+                "azurerm_cognitive_account.replaced",
+                "azurerm_cognitive_account",
+                cognitive("replaced"),
+                ["delete", "create"],
+            ),
+            change(
+                "azurerm_cognitive_account.forgotten",
+                "azurerm_cognitive_account",
+                cognitive("forgotten"),
+                ["forget"],
+            ),
+        ],
+        planned_values={
+            "root_module": {
+                "resources": [
+                    {
+                        "address": "azurerm_cognitive_account.gone",
+                        "mode": "managed",
+                        "type": "azurerm_cognitive_account",
+                        "name": "gone",
+                        "values": cognitive("gone"),
+                    },
+                ]
+            }
+        },
+    )
+    names = {r.name for r in load_file(path, "p", {}).inventory.resources}
+    assert names == {"kept", "replaced"}
+
+
+@pytest.mark.parametrize("version", ["0.1", "0.2", "1.0", "1.1", "1.2", "1.9"])
+def test_supported_format_versions(tmp_path: Path, version: str) -> None:
+    path = plan(
+        tmp_path,
+        [change("azurerm_cognitive_account.a", "azurerm_cognitive_account", cognitive("a"), ["create"])],
+        format_version=version,
+    )
+    assert [r.name for r in load_file(path, "p", {}).inventory.resources] == ["a"]
+
+
+def test_unknown_major_version_is_rejected(tmp_path: Path) -> None:
+    path = plan(tmp_path, [], format_version="2.0")
+    with pytest.raises(InputError, match=r"unsupported Terraform plan format_version '2\.0'"):
+        load_file(path, "p", {})
+
+
+def test_known_after_apply_becomes_unknown_and_undetermined(tmp_path: Path) -> None:
+    after = cognitive("later")
+    del after["local_auth_enabled"]
+    path = plan(
+        tmp_path,
+        [
+            change(
+                "azurerm_cognitive_account.later",
+                "azurerm_cognitive_account",
+                after,
+                ["create"],
+                unknown={"local_auth_enabled": True, "id": True},
+            )
+        ],
+    )
+    resource = load_file(path, "p", {}).inventory.resources[0]
+    assert isinstance(resource.get("properties.disableLocalAuth"), Unknown)
+    result = scan(path)
+    assert not result.findings
+    assert [(u.check.id, u.path) for u in result.undetermined] == [("AZAI-101", "properties.disableLocalAuth")]
+
+
+def test_sensitive_values_become_unknown_and_never_print(tmp_path: Path) -> None:
+    after = cognitive("secretive", local_auth=True)
+    after["custom_subdomain_name"] = "s3cr3t-subdomain-value"
+    path = plan(
+        tmp_path,
+        [
+            change(
+                "azurerm_cognitive_account.s",
+                "azurerm_cognitive_account",
+                after,
+                ["create"],
+                sensitive={"local_auth_enabled": True, "custom_subdomain_name": True},
+            )
+        ],
+    )
+    resource = load_file(path, "p", {}).inventory.resources[0]
+    assert isinstance(resource.get("properties.customSubDomainName"), Unknown)
+    for fmt in ("json", "text"):
+        done = run_cli("scan", "--format", fmt, "--fail-on", "none", str(path))
+        assert "s3cr3t-subdomain-value" not in done.stdout
+        assert "sensitive value, not read" in done.stdout
+
+
+def test_modules_count_and_for_each_instances_with_references_through_variables(tmp_path: Path) -> None:
+    gpu_pool = {
+        "name": "gpu",
+        "vm_size": "Standard_NC24ads_A100_v4",
+        "mode": "User",
+        "node_taints": [],
+        "node_count": 0,
+        "auto_scaling_enabled": True,
+        "min_count": 0,
+        "max_count": 2,
+    }
+    changes = [
+        change(
+            "module.aks.azurerm_kubernetes_cluster.this",
+            "azurerm_kubernetes_cluster",
+            {
+                "name": "aks-mod",
+                "location": "eastus",
+                "resource_group_name": "rg",
+                "default_node_pool": [{"name": "sys", "vm_size": "Standard_D4s_v5", "node_count": 1}],
+            },
+            ["create"],
+            unknown={"id": True},
+            module="module.aks",
+        ),
+        change(
+            'module.aks.module.pool["gpu"].azurerm_kubernetes_cluster_node_pool.this[0]',
+            "azurerm_kubernetes_cluster_node_pool",
+            gpu_pool,
+            ["create"],
+            unknown={"id": True, "kubernetes_cluster_id": True},
+            module='module.aks.module.pool["gpu"]',
+        ),
+    ]
+    configuration = {
+        "root_module": {
+            "module_calls": {
+                "aks": {
+                    "source": "./aks",
+                    "module": {
+                        "resources": [
+                            {
+                                "address": "azurerm_kubernetes_cluster.this",
+                                "mode": "managed",
+                                "type": "azurerm_kubernetes_cluster",
+                                "name": "this",
+                                "expressions": {},
+                            }
+                        ],
+                        "module_calls": {
+                            "pool": {
+                                "source": "./pool",
+                                "for_each_expression": {"references": ["var.pools"]},
+                                "expressions": {
+                                    "cluster_id": {
+                                        "references": [
+                                            "azurerm_kubernetes_cluster.this.id",
+                                            "azurerm_kubernetes_cluster.this",
+                                        ]
+                                    }
+                                },
+                                "module": {
+                                    "resources": [
+                                        {
+                                            "address": "azurerm_kubernetes_cluster_node_pool.this",
+                                            "mode": "managed",
+                                            "type": "azurerm_kubernetes_cluster_node_pool",
+                                            "name": "this",
+                                            "count_expression": {"constant_value": 1},
+                                            "expressions": {
+                                                "kubernetes_cluster_id": {"references": ["var.cluster_id"]}
+                                            },
+                                        }
+                                    ]
+                                },
+                            }
+                        },
+                    },
+                }
+            }
+        }
+    }
+    path = plan(tmp_path, changes, configuration=configuration)
+    result = scan(path)
+    hits = {(f.check.id, f.resource.name, f.resource.origin.address) for f in result.findings}
+    assert (
+        "AZAI-102",
+        "aks-mod/gpu",
+        'module.aks.module.pool["gpu"].azurerm_kubernetes_cluster_node_pool.this[0]',
+    ) in hits
+
+
+def test_planned_values_only_instances_are_read(tmp_path: Path) -> None:
+    path = plan(
+        tmp_path,
+        [],
+        planned_values={
+            "root_module": {
+                "resources": [],
+                "child_modules": [
+                    {
+                        "address": "module.m",
+                        "resources": [
+                            {
+                                "address": "module.m.azurerm_cognitive_account.x[1]",
+                                "mode": "managed",
+                                "type": "azurerm_cognitive_account",
+                                "name": "x",
+                                "index": 1,
+                                "values": cognitive("from-planned-values"),
+                                "sensitive_values": {},
+                            }
+                        ],
+                    }
+                ],
+            }
+        },
+    )
+    result = scan(path)
+    assert [(f.resource.name, f.resource.origin.address) for f in result.findings] == [
+        ("from-planned-values", "module.m.azurerm_cognitive_account.x[1]")
+    ]
+
+
+def test_data_sources_resolve_regions_but_are_not_scanned(tmp_path: Path) -> None:
+    storage_id = "/subscriptions/s/resourceGroups/data/providers/Microsoft.Storage/storageAccounts/shared"
+    path = plan(
+        tmp_path,
+        [
+            change(
+                "azurerm_machine_learning_workspace.ws",
+                "azurerm_machine_learning_workspace",
+                {
+                    "name": "ws",
+                    "location": "eastus",
+                    "resource_group_name": "rg",
+                    "storage_account_id": storage_id,
+                },
+                ["create"],
+                unknown={"id": True},
+            ),
+        ],
+        prior_state={
+            "values": {
+                "root_module": {
+                    "resources": [
+                        {
+                            "address": "data.azurerm_storage_account.shared",
+                            "mode": "data",
+                            "type": "azurerm_storage_account",
+                            "name": "shared",
+                            "values": {
+                                "id": storage_id,
+                                "name": "shared",
+                                "location": "northeurope",
+                                "resource_group_name": "data",
+                                "primary_access_key": "k",
+                            },
+                            "sensitive_values": {"primary_access_key": True},
+                        }
+                    ]
+                }
+            }
+        },
+    )
+    result = scan(path)
+    assert [(f.check.id, f.resource.name) for f in result.findings] == [("AZAI-301", "ws")]
+    assert result.resources_scanned == 1
+
+
+def test_azapi_update_resource_is_merged_into_its_target(tmp_path: Path) -> None:
+    path = Path(__file__).parent.parent / "fixtures" / "rules" / "AZAI-201" / "plan-azurerm.json"
+    instances = {r.name: r for r in load_file(path, "p", {}).inventory.resources}
+    assert instances["mlws/ciidle30"].get("properties.properties.idleTimeBeforeShutdown") == "PT30M"
+    assert instances["mlws/cinoidle"].get("properties.properties.idleTimeBeforeShutdown") is None
+
+
+def test_update_of_an_undeclared_resource_is_a_warning(tmp_path: Path) -> None:
+    update = {
+        "address": "azapi_update_resource.x",
+        "mode": "managed",
+        "type": "azapi_update_resource",
+        "name": "x",
+        "provider_name": "registry.terraform.io/azure/azapi",
+        "change": {
+            "actions": ["create"],
+            "before": None,
+            "after": {
+                "type": "Microsoft.Storage/storageAccounts@2023-05-01",
+                "resource_id": "/subscriptions/s/resourceGroups/r/providers/Microsoft.Storage/storageAccounts/other",
+                "body": {"properties": {}},
+            },
+            "after_unknown": {"id": True},
+        },
+    }
+    path = plan(tmp_path, [update])
+    assert any("does not declare" in w for w in load_file(path, "p", {}).warnings)
+
+
+def test_positions_point_into_single_line_plans(tmp_path: Path) -> None:
+    path = Path(__file__).parent.parent / "fixtures" / "demo" / "plan.json"
+    text = path.read_text()
+    assert text.count("\n") == 1
+    result = scan(path)
+    finding = next(f for f in result.findings if f.check.id == "AZAI-201" and f.resource.name == "ws-demo/train")
+    position = finding.position
+    assert position is not None and position.line == 1
+    assert text[position.column - 1 :].startswith("1")  # min_node_count's value
+    assert position.pointer.endswith("/change/after/scale_settings/0/min_node_count")
