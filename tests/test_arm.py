@@ -289,3 +289,22 @@ def test_case_insensitive_property_names_and_positions(tmp_path: Path) -> None:
     position = resource.origin.position("properties.disableLocalAuth")
     assert position is not None and position.pointer == "/resources/0/properties/DISABLELOCALAUTH"
     assert path.read_text().splitlines()[position.line - 1].strip().startswith('"DISABLELOCALAUTH": false')
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("[and(true(), false())]", False),
+        ("[and(reference('x'), false())]", False),
+        ("[or(reference('x'), true())]", True),
+        ("[or(false(), false())]", False),
+        ("[and(true(), true())]", True),
+    ],
+)
+def test_logical_functions_decide_around_unknowns_when_they_can(expression: str, expected: bool) -> None:
+    assert evaluate(expression) is expected
+
+
+def test_logical_functions_stay_unknown_when_the_unknown_decides() -> None:
+    assert isinstance(evaluate("[and(true(), reference('x'))]"), Unknown)
+    assert isinstance(evaluate("[or(false(), reference('x'))]"), Unknown)

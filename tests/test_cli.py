@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -104,3 +105,14 @@ def test_sensitive_plan_values_never_reach_any_output(tmp_path: Path) -> None:
     for fmt in ("text", "json"):
         done = run_cli("scan", "--format", fmt, "--fail-on", "none", DEMO_PLAN)
         assert secret not in done.stdout and secret not in done.stderr
+
+
+def test_output_to_a_device_or_pipe_writes_in_place(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE, text=True)
+    done = run_cli("scan", "--format", "json", "--fail-on", "none", "--output", str(fifo), DEMO_PLAN)
+    received = reader.communicate(timeout=60)[0]
+    assert done.returncode == 0
+    assert fifo.exists() and not fifo.is_file()  # still a pipe, not replaced by a file
+    assert json.loads(received)["summary"]["findings"] == 8

@@ -356,30 +356,29 @@ def _copy_index(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
 def _if(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
     condition = ev.node(nodes[0])
     if isinstance(condition, Unknown):
-        return Unknown(condition.reason)
+        return condition
     return ev.node(nodes[1] if condition else nodes[2])
 
 
-def _and(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+def _logical(ev: Evaluator, nodes: tuple[Node, ...], decisive: bool) -> Any:
+    """``and`` stops at the first false, ``or`` at the first true; an unknown operand decides
+    the result only when no known operand does."""
     pending: Unknown | None = None
     for n in nodes:
         value = ev.node(n)
         if isinstance(value, Unknown):
             pending = value
-        elif not value:
-            return False
-    return pending if pending is not None else True
+        elif bool(value) is decisive:
+            return decisive
+    return pending if pending is not None else not decisive
+
+
+def _and(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    return _logical(ev, nodes, decisive=False)
 
 
 def _or(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
-    pending: Unknown | None = None
-    for n in nodes:
-        value = ev.node(n)
-        if isinstance(value, Unknown):
-            pending = value
-        elif value:
-            return True
-    return pending if pending is not None else False
+    return _logical(ev, nodes, decisive=True)
 
 
 def _coalesce(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
