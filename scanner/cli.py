@@ -70,8 +70,20 @@ def main() -> None:
     show_default=True,
     help="Exit 1 when a finding has this severity or higher; 'none' never fails.",
 )
+@click.option(
+    "--rule-option",
+    "rule_options",
+    multiple=True,
+    metavar="RULE:KEY=VALUE",
+    help="Set a rule option, e.g. AZAI-201:max_idle_before_shutdown=PT2H (see 'azai rules RULE'). Repeatable.",
+)
 def scan(
-    paths: tuple[str, ...], parameters_file: str | None, output_format: str, output: str | None, fail_on: str
+    paths: tuple[str, ...],
+    parameters_file: str | None,
+    output_format: str,
+    output: str | None,
+    fail_on: str,
+    rule_options: tuple[str, ...],
 ) -> None:
     """Scan Terraform plan JSON, ARM templates (compiled Bicep included) and what-if output.
 
@@ -83,7 +95,7 @@ def scan(
     from scanner.scan import scan_paths
 
     threshold = None if fail_on.lower() == "none" else Severity.parse(fail_on)
-    result = scan_paths(list(paths), parameters_file)
+    result = scan_paths(list(paths), parameters_file, rule_options)
     if output_format == "json":
         from reports import json_report
 

@@ -116,3 +116,18 @@ def test_output_to_a_device_or_pipe_writes_in_place(tmp_path: Path) -> None:
     assert done.returncode == 0
     assert fifo.exists() and not fifo.is_file()  # still a pipe, not replaced by a file
     assert json.loads(received)["summary"]["findings"] == 8
+
+
+def test_rule_options_change_a_threshold_and_bad_ones_are_rejected() -> None:
+    instances = str(FIXTURES / "rules" / "AZAI-201" / "template.json")
+
+    def failing(*extra: str) -> set[str]:
+        data = cli_json(*extra, instances)
+        return {f["resource_name"] for f in data["findings"] if f["rule_id"] == "AZAI-201"}
+
+    assert "mlws/ciidle30" not in failing()
+    assert "mlws/ciidle30" in failing("--rule-option", "AZAI-201:max_idle_before_shutdown=PT15M")
+    assert "mlws/ciidle2d" not in failing("--rule-option", "always-on-compute:max_idle_before_shutdown=P3D")
+    for bad in ("AZAI-201:no_such=1", "AZAI-999:x=1", "AZAI-202:max_average_percent=lots", "AZAI-201"):
+        done = run_cli("scan", "--rule-option", bad, instances)
+        assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and "--rule-option" in done.stderr
