@@ -37,8 +37,8 @@ def plain(value: Any) -> Any:
     return value
 
 
-def severity_counts(result: ScanResult) -> dict[str, int]:
+def severity_counts(result: ScanResult, findings: list[Finding] | None = None) -> dict[str, int]:
     counts = {s.label: 0 for s in sorted(Severity, reverse=True)}
-    for finding in result.findings:
+    for finding in result.findings if findings is None else findings:
         counts[finding.severity.label] += 1
     return counts

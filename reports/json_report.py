@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
 from reports.common import location, plain, severity_counts, uri
 from scanner import __version__
-from scanner.checkapi import Severity
 from scanner.engine import ScanResult
+from scanner.policy import summarize_suppression
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 
 
-def render(result: ScanResult, fail_on: Severity | None) -> bytes:
+def render(result: ScanResult) -> bytes:
     document: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "azai", "version": __version__},
@@ -39,10 +40,14 @@ def render(result: ScanResult, fail_on: Severity | None) -> bytes:
                 },
                 "location": location(f),
                 "fingerprint": f.fingerprint,
+                "suppressed": f.suppression is not None,
+                "suppression": summarize_suppression(f.suppression),
+                "baseline_state": f.baseline_state,
                 "cost": None,
             }
             for f in result.findings
         ],
+        "absent": [dataclasses.asdict(entry) for entry in result.absent],
         "undetermined": [
             {
                 "rule_id": u.check.id,
@@ -63,10 +68,13 @@ def render(result: ScanResult, fail_on: Severity | None) -> bytes:
             "resources": result.resources_scanned,
             "rules": len(result.checks),
             "findings": len(result.findings),
-            "by_severity": severity_counts(result),
+            "by_severity": severity_counts(result, [f for f in result.findings if f.suppression is None]),
+            "suppressed": sum(1 for f in result.findings if f.suppression is not None),
+            "new": sum(1 for f in result.findings if f.baseline_state == "new") if result.baseline_used else None,
+            "absent": len(result.absent) if result.baseline_used else None,
             "undetermined": len(result.undetermined),
-            "fail_on": fail_on.label if fail_on else "none",
-            "failed": bool(result.at_or_above(fail_on)),
+            "fail_on": result.fail_on.label if result.fail_on else "none",
+            "failed": bool(result.failing()),
         },
     }
     for item in document["inputs"]:

@@ -16,20 +16,25 @@ def _where(item: Finding | Undetermined) -> str:
     return f"{place}" + (f" ({handle})" if handle else "")
 
 
-def render(result: ScanResult, fail_on: Severity | None) -> bytes:
+def render(result: ScanResult) -> bytes:
     lines = [
         f"azai {__version__}: {len(result.inputs)} input(s), {result.resources_scanned} resource(s), "
         f"{len(result.checks)} rule(s)",
         "",
     ]
-    counts = severity_counts(result)
+    active = [f for f in result.findings if f.suppression is None]
+    suppressed = [f for f in result.findings if f.suppression is not None]
+    counts = severity_counts(result, active)
     for severity in sorted(Severity, reverse=True):
-        group = [f for f in result.findings if f.severity == severity]
+        group = [f for f in active if f.severity == severity]
         if not group:
             continue
         lines.append(f"{severity.label.upper()} ({len(group)})")
         for finding in group:
-            lines.append(f"  {finding.check.id} {finding.check.slug}  {finding.resource.type} {finding.resource.name}")
+            state = f" [{finding.baseline_state}]" if finding.baseline_state else ""
+            lines.append(
+                f"  {finding.check.id} {finding.check.slug}  {finding.resource.type} {finding.resource.name}{state}"
+            )
             lines.append(f"    {finding.violation.message}")
             lines.append(f"    at {_where(finding)}")
         lines.append("")
@@ -40,18 +45,29 @@ def render(result: ScanResult, fail_on: Severity | None) -> bytes:
             lines.append(f"    {item.reason}")
             lines.append(f"    at {_where(item)}")
         lines.append("")
+    if suppressed:
+        lines.append(f"SUPPRESSED ({len(suppressed)}): accepted, not counted by the gate")
+        for finding in suppressed:
+            assert finding.suppression is not None
+            lines.append(f"  {finding.check.id} {finding.check.slug}  {finding.resource.name}")
+            lines.append(f"    {finding.suppression.justification}")
+        lines.append("")
+    if result.baseline_used:
+        new = sum(1 for f in active if f.baseline_state == "new")
+        lines.append(f"baseline: {new} new, {len(active) - new} unchanged, {len(result.absent)} no longer found")
+        lines.append("")
     for warning in result.warnings:
         lines.append(f"warning: {warning}")
     if result.warnings:
         lines.append("")
     summary = ", ".join(f"{n} {label}" for label, n in counts.items())
-    lines.append(f"{len(result.findings)} finding(s): {summary}; {len(result.undetermined)} undetermined")
-    if fail_on is not None:
-        failing = len(result.at_or_above(fail_on))
-        verdict = (
-            f"FAILED: {failing} finding(s) at or above {fail_on.label}"
-            if failing
-            else f"passed: nothing at or above {fail_on.label}"
+    lines.append(
+        f"{len(active)} finding(s): {summary}; {len(result.undetermined)} undetermined; {len(suppressed)} suppressed"
+    )
+    if result.fail_on is not None:
+        failing = len(result.failing())
+        label = result.fail_on.label
+        lines.append(
+            f"FAILED: {failing} finding(s) at or above {label}" if failing else f"passed: nothing at or above {label}"
         )
-        lines.append(verdict)
     return ("\n".join(lines) + "\n").encode("utf-8")

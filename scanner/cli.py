@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from scanner import __version__
 from scanner.errors import InputError
+
+if TYPE_CHECKING:
+    from scanner.engine import ScanResult
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -51,24 +54,82 @@ def main() -> None:
 
     \b
     Exit codes:
-      0  nothing at or above the --fail-on severity
+      0  nothing fails the gate (--fail-on; suppressed and baselined findings never do)
       1  findings at or above the --fail-on severity
       2  usage or input error (one line on stderr)
       70 internal error (a bug; rerun with AZAI_DEBUG=1)
     """
 
 
+FORMATS = ("text", "json", "sarif", "markdown", "junit")
+
+
+def pair_outputs(formats: tuple[str, ...], outputs: tuple[str, ...]) -> list[tuple[str, str | None]]:
+    """Match each ``--format`` with the ``--output`` in the same position; the rest go to stdout.
+
+    ``--format sarif --output r.sarif --format markdown --output r.md`` writes two files from
+    one scan. At most one format may go to stdout.
+    """
+    chosen = formats or ("text",)
+    if len(outputs) > len(chosen):
+        raise InputError("more --output than --format options: give one --format per --output")
+    targets = [(fmt, outputs[i] if i < len(outputs) else None) for i, fmt in enumerate(chosen)]
+    if sum(1 for _, path in targets if path is None) > 1:
+        raise InputError("only one report can go to stdout: give an --output for each further --format")
+    return targets
+
+
+def render(fmt: str, result: ScanResult) -> tuple[bytes, list[str]]:
+    """One report format's bytes, and warnings (such as output cut to fit GitHub's limits)."""
+    if fmt == "sarif":
+        from reports import sarif
+
+        return sarif.render(result)
+    if fmt == "json":
+        from reports import json_report
+
+        return json_report.render(result), []
+    if fmt == "markdown":
+        from reports import markdown
+
+        return markdown.render(result), []
+    if fmt == "junit":
+        from reports import junit
+
+        return junit.render(result), []
+    from reports import text
+
+    return text.render(result), []
+
+
 @main.command()
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @click.option("--parameters", "parameters_file", metavar="FILE", help="ARM parameters file for the templates scanned.")
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--output", "-o", metavar="FILE", help="Write the report to FILE (atomically) instead of stdout.")
+@click.option(
+    "--format",
+    "formats",
+    multiple=True,
+    type=click.Choice(FORMATS),
+    help="Report format (default text). Repeat, each with its --output, to write several reports from one scan.",
+)
+@click.option(
+    "--output",
+    "-o",
+    "outputs",
+    multiple=True,
+    metavar="FILE",
+    help="Write the report of the matching --format to FILE.",
+)
 @click.option(
     "--fail-on",
     type=click.Choice(SEVERITY_CHOICES, case_sensitive=False),
-    default="high",
-    show_default=True,
-    help="Exit 1 when a finding has this severity or higher; 'none' never fails.",
+    default=None,
+    help="Exit 1 when an unsuppressed (and, with --baseline, new) finding has this severity or higher; "
+    "'none' never fails. [default: config file, else high]",
+)
+@click.option("--select", multiple=True, metavar="RULE", help="Run only these rules (id, slug or pillar). Repeatable.")
+@click.option(
+    "--ignore", multiple=True, metavar="RULE", help="Do not run these rules (id, slug or pillar). Repeatable."
 )
 @click.option(
     "--rule-option",
@@ -77,39 +138,64 @@ def main() -> None:
     metavar="RULE:KEY=VALUE",
     help="Set a rule option, e.g. AZAI-201:max_idle_before_shutdown=PT2H (see 'azai rules RULE'). Repeatable.",
 )
+@click.option(
+    "--config", "config_file", metavar="FILE", help="Configuration file [default: nearest azai.toml or pyproject.toml]."
+)
+@click.option(
+    "--baseline", metavar="FILE", help="Fail only on findings not in this baseline; mark them new or unchanged."
+)
+@click.option("--write-baseline", metavar="FILE", help="Record the current findings as a baseline (atomically).")
+@click.option(
+    "--skip-unknown",
+    is_flag=True,
+    help="Skip files that are not a plan, template or what-if result instead of failing.",
+)
 def scan(
     paths: tuple[str, ...],
     parameters_file: str | None,
-    output_format: str,
-    output: str | None,
-    fail_on: str,
+    formats: tuple[str, ...],
+    outputs: tuple[str, ...],
+    fail_on: str | None,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
     rule_options: tuple[str, ...],
+    config_file: str | None,
+    baseline: str | None,
+    write_baseline: str | None,
+    skip_unknown: bool,
 ) -> None:
     """Scan Terraform plan JSON, ARM templates (compiled Bicep included) and what-if output.
 
     PATH is a file or a directory (its *.json files are scanned; files that are not a plan,
     template or what-if result are skipped). The format is detected from the content.
     """
-    from scanner.checkapi import Severity
     from scanner.output import write_atomic
-    from scanner.scan import scan_paths
+    from scanner.scan import ScanRequest, run_scan
 
-    threshold = None if fail_on.lower() == "none" else Severity.parse(fail_on)
-    result = scan_paths(list(paths), parameters_file, rule_options)
-    if output_format == "json":
-        from reports import json_report
-
-        data = json_report.render(result, threshold)
-    else:
-        from reports import text
-
-        data = text.render(result, threshold)
-    if output:
-        write_atomic(output, data)
-    else:
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
-    sys.exit(EXIT_FINDINGS if result.at_or_above(threshold) else EXIT_OK)
+    targets = pair_outputs(formats, outputs)
+    request = ScanRequest(
+        paths=paths,
+        parameters_file=parameters_file,
+        rule_options=rule_options,
+        select=select,
+        ignore=ignore,
+        fail_on=fail_on,
+        config_file=config_file,
+        baseline=baseline,
+        write_baseline=write_baseline,
+        skip_unknown=skip_unknown,
+    )
+    result = run_scan(request)
+    for fmt, path in targets:
+        data, warnings = render(fmt, result)
+        for warning in warnings:
+            click.echo(f"azai: warning: {warning}", err=True)
+        if path:
+            write_atomic(path, data)
+        else:
+            sys.stdout.buffer.write(data)
+            sys.stdout.flush()
+    sys.exit(EXIT_FINDINGS if result.failing() else EXIT_OK)
 
 
 @main.command()

@@ -24,12 +24,24 @@ def fingerprint(rule_id: str, resource: Resource, path: str) -> str:
 
 
 @dataclass(frozen=True)
+class AppliedSuppression:
+    """Why a finding is accepted: a configuration entry (``external``) or a resource tag (``inSource``)."""
+
+    kind: str
+    justification: str
+    source: str
+    expires: str | None = None
+
+
+@dataclass(frozen=True)
 class Finding:
     check: Check
     resource: Resource
     violation: Violation
     severity: Severity
     fingerprint: str
+    suppression: AppliedSuppression | None = None
+    baseline_state: str | None = None  # "new" or "unchanged" when a baseline was given
 
     @property
     def position(self) -> Position | None:
@@ -60,11 +72,28 @@ class ScanResult:
     inputs: list[dict[str, Any]] = field(default_factory=list)
     resources_scanned: int = 0
     checks: list[Check] = field(default_factory=list)
+    passed: list[tuple[Check, Resource]] = field(default_factory=list)
+    absent: list[Any] = field(default_factory=list)  # baseline entries no longer found
+    fail_on: Severity | None = None
+    baseline_used: bool = False
 
-    def at_or_above(self, threshold: Severity | None) -> list[Finding]:
-        if threshold is None:
+    def failing(self) -> list[Finding]:
+        """Findings that fail the run: at or above ``fail_on``, not suppressed, not in the baseline."""
+        if self.fail_on is None:
             return []
-        return [f for f in self.findings if f.severity >= threshold]
+        threshold = self.fail_on
+        return [
+            f
+            for f in self.findings
+            if f.severity >= threshold and f.suppression is None and f.baseline_state in (None, "new")
+        ]
+
+
+@dataclass
+class Evaluation:
+    findings: list[Finding] = field(default_factory=list)
+    undetermined: list[Undetermined] = field(default_factory=list)
+    passed: list[tuple[Check, Resource]] = field(default_factory=list)
 
 
 def evaluate(
@@ -72,10 +101,10 @@ def evaluate(
     checks: Iterable[Check],
     options: Mapping[str, Mapping[str, Any]] | None = None,
     utilization: UtilizationSource | None = None,
-) -> tuple[list[Finding], list[Undetermined]]:
+) -> Evaluation:
     """Evaluate every check on every resource of its types."""
-    findings: list[Finding] = []
-    undetermined: list[Undetermined] = []
+    result = Evaluation()
+    findings, undetermined = result.findings, result.undetermined
     seen: set[tuple[str, str, str]] = set()
     for check in checks:
         merged = {**check.options, **((options or {}).get(check.id, {}))}
@@ -84,6 +113,7 @@ def evaluate(
             origin = resource.origin
             if origin.reference_only or origin.kind not in check.sources:
                 continue
+            before = len(findings)
             try:
                 for violation in check.evaluate(resource, ctx):
                     key = (check.id, resource.identity_key, violation.path.lower())
@@ -101,7 +131,10 @@ def evaluate(
                     )
             except UnknownValueError as exc:
                 undetermined.append(Undetermined(check, resource, exc.path, str(exc)))
-    return findings, undetermined
+                continue
+            if len(findings) == before:
+                result.passed.append((check, resource))
+    return result
 
 
 def sort_findings(findings: list[Finding]) -> list[Finding]:

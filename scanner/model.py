@@ -118,7 +118,7 @@ class Origin:
         for end in range(len(segments), 0, -1):
             mapped = self.property_map.get(".".join(segments[:end]).lower())
             if mapped is not None:
-                return mapped
+                return mapped + tuple(segments[end:])
         return ()
 
 

@@ -1,37 +1,88 @@
-"""One scan: load inputs, evaluate every rule, collect a `ScanResult`."""
+"""One scan: configuration, inputs, rules, then suppressions and baseline, into a `ScanResult`."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from scanner.checkapi import Check
+from scanner.checkapi import Check, Severity
+from scanner.config import load_config, select_checks
 from scanner.engine import ScanResult, evaluate, sort_findings, sort_undetermined
 from scanner.errors import InputError
+from scanner.policy import apply_suppressions, compare_with_baseline, override_severity, read_baseline, write_baseline
 from scanner.registry import find_check, load_checks
 from scanner.sources import load_inputs
 from scanner.sources.arm.template import read_parameters
 
 
-def scan_paths(
-    paths: Sequence[str], parameters_file: str | None = None, rule_options: Sequence[str] = ()
-) -> ScanResult:
-    parameters = read_parameters(parameters_file) if parameters_file else {}
-    checks = load_checks()
-    options = parse_rule_options(rule_options, checks)
-    loaded, warnings = load_inputs(paths, parameters)
-    result = ScanResult(warnings=list(warnings), checks=checks)
+@dataclass
+class ScanRequest:
+    """Everything a scan is asked to do; the CLI fills it from options and the config file."""
+
+    paths: Sequence[str]
+    parameters_file: str | None = None
+    rule_options: Sequence[str] = ()
+    select: Sequence[str] = ()
+    ignore: Sequence[str] = ()
+    fail_on: str | None = None
+    config_file: str | None = None
+    baseline: str | None = None
+    write_baseline: str | None = None
+    skip_unknown: bool = False
+    today: dt.date = field(default_factory=dt.date.today)
+
+
+def run_scan(request: ScanRequest) -> ScanResult:
+    every_check = load_checks()
+    config = load_config(request.config_file, every_check)
+    checks = select_checks(every_check, [*config.select, *request.select], [*config.ignore, *request.ignore])
+    options = {rule: dict(values) for rule, values in config.options.items()}
+    for rule, values in parse_rule_options(request.rule_options, every_check).items():
+        options.setdefault(rule, {}).update(values)
+    fail_on = request.fail_on or config.fail_on or "high"
+    parameters = read_parameters(request.parameters_file) if request.parameters_file else {}
+    baseline = read_baseline(request.baseline) if request.baseline else None
+
+    loaded, warnings = load_inputs(request.paths, parameters, request.skip_unknown)
+    result = ScanResult(warnings=list(warnings), checks=checks, fail_on=parse_fail_on(fail_on))
     for item in loaded:
-        findings, undetermined = evaluate(item.inventory, checks, options)
-        result.findings.extend(findings)
-        result.undetermined.extend(undetermined)
+        evaluation = evaluate(item.inventory, checks, options)
+        result.findings.extend(evaluation.findings)
+        result.undetermined.extend(evaluation.undetermined)
+        result.passed.extend(evaluation.passed)
         result.warnings.extend(item.warnings)
         scanned = sum(1 for r in item.inventory.resources if not r.origin.reference_only)
         result.resources_scanned += scanned
         result.inputs.append({"path": item.path, "kind": item.kind, "resources": scanned})
-    result.findings = sort_findings(result.findings)
+    findings = override_severity(result.findings, config.severities)
+    findings, expired = apply_suppressions(findings, config.suppressions, request.today)
+    result.warnings.extend(expired)
+    if baseline is not None:
+        findings, result.absent = compare_with_baseline(findings, baseline)
+        result.baseline_used = True
+    result.findings = sort_findings(findings)
     result.undetermined = sort_undetermined(result.undetermined)
+    if request.write_baseline:
+        write_baseline(request.write_baseline, result.findings)
     return result
+
+
+def scan_paths(
+    paths: Sequence[str], parameters_file: str | None = None, rule_options: Sequence[str] = ()
+) -> ScanResult:
+    """A scan with defaults, as tests and library users want it."""
+    return run_scan(ScanRequest(paths=paths, parameters_file=parameters_file, rule_options=rule_options))
+
+
+def parse_fail_on(text: str) -> Severity | None:
+    if text.strip().lower() == "none":
+        return None
+    try:
+        return Severity.parse(text)
+    except ValueError as exc:
+        raise InputError(f"--fail-on: {exc}") from None
 
 
 def parse_rule_options(given: Sequence[str], checks: list[Check]) -> dict[str, dict[str, Any]]:

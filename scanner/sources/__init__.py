@@ -23,6 +23,10 @@ ARM = "arm"
 WHATIF = "whatif"
 
 
+class UnrecognisedInput(InputError):
+    """Valid JSON that is none of the formats azai reads."""
+
+
 @dataclass
 class LoadedInput:
     """One scanned file: its format, its inventory and anything worth a warning."""
@@ -40,12 +44,12 @@ def detect(doc: Document) -> str:
         return TERRAFORM
     schema = str(data.get("$schema", "")).lower()
     if "deploymentparameters" in schema:
-        raise InputError(f"{doc.path}: this is an ARM parameters file; pass it with --parameters")
+        raise UnrecognisedInput(f"{doc.path}: this is an ARM parameters file; pass it with --parameters")
     if "deploymenttemplate" in schema or ("resources" in data and ("contentVersion" in data or "parameters" in data)):
         return ARM
     if whatif_changes(data) is not None:
         return WHATIF
-    raise InputError(f"{doc.path}: not a Terraform plan, ARM template or ARM what-if result")
+    raise UnrecognisedInput(f"{doc.path}: not a Terraform plan, ARM template or ARM what-if result")
 
 
 def load_file(path: Path, display: str, parameters: Mapping[str, Any]) -> LoadedInput:
@@ -83,15 +87,21 @@ def expand_paths(paths: Iterable[str]) -> list[tuple[Path, str, bool]]:
     return out
 
 
-def load_inputs(paths: Iterable[str], parameters: Mapping[str, Any]) -> tuple[list[LoadedInput], list[str]]:
-    """Load every input; skipped directory members are reported as warnings."""
+def load_inputs(
+    paths: Iterable[str], parameters: Mapping[str, Any], skip_unknown: bool = False
+) -> tuple[list[LoadedInput], list[str]]:
+    """Load every input; skipped directory members are reported as warnings.
+
+    With ``skip_unknown``, a file named explicitly that is not a recognised format is skipped
+    too (pre-commit hands over every changed ``*.json``, including package.json).
+    """
     loaded: list[LoadedInput] = []
     warnings: list[str] = []
     for path, display, explicit in expand_paths(paths):
         try:
             loaded.append(load_file(path, display, parameters))
         except InputError as exc:
-            if explicit:
+            if explicit and not (skip_unknown and isinstance(exc, UnrecognisedInput)):
                 raise
             warnings.append(f"skipped {exc}")
     return loaded, warnings

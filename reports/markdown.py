@@ -1,0 +1,119 @@
+"""Markdown for pull-request comments and ``$GITHUB_STEP_SUMMARY``.
+
+Counts first (by severity and by pillar), then the findings grouped by rule, each rule with its
+resources in a table and the why-and-how-to-fix folded away in ``<details>``, then what could not
+be decided and what was accepted. GitHub renders it as is; so do Azure DevOps and GitLab.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from reports.common import severity_counts
+from scanner import __version__
+from scanner.checkapi import Check, Pillar, Severity
+from scanner.engine import Finding, ScanResult
+
+_ICON = {Severity.CRITICAL: "🔴", Severity.HIGH: "🟠", Severity.MEDIUM: "🟡", Severity.LOW: "🔵"}
+
+
+def _cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _where(finding: Finding) -> str:
+    origin = finding.resource.origin
+    position = finding.position
+    place = f"{origin.file}:{position.line}" if position and origin.file else (origin.file or "live")
+    return f"`{place}`" + (f" `{origin.address}`" if origin.address else "")
+
+
+def _rule_section(check: Check, findings: list[Finding]) -> list[str]:
+    lines = [f"### {check.id} {check.slug} ({len(findings)})", "", f"**{check.title}** · {check.pillar}", ""]
+    lines += ["| severity | resource | type | where | finding |", "|---|---|---|---|---|"]
+    for f in findings:
+        state = f" ({f.baseline_state})" if f.baseline_state else ""
+        lines.append(
+            f"| {_ICON[f.severity]} {f.severity.label}{state} | `{_cell(f.resource.name)}` | {_cell(f.resource.type)} "
+            f"| {_where(f)} | {_cell(f.violation.message)} |"
+        )
+    lines += [
+        "",
+        "<details><summary>Why it matters and how to fix it</summary>",
+        "",
+        f"{check.principle.text} ([source]({check.principle.source}))",
+        "",
+        f"- **Terraform:** {check.remediation.terraform}",
+        f"- **Bicep / ARM:** {check.remediation.bicep}",
+        f"- **Azure CLI:** {check.remediation.cli}",
+        "",
+        f"Rule documentation: `azai rules {check.id}` · {check.help_uri}",
+        "",
+        "</details>",
+        "",
+    ]
+    return lines
+
+
+def render(result: ScanResult) -> bytes:
+    active = [f for f in result.findings if f.suppression is None]
+    suppressed = [f for f in result.findings if f.suppression is not None]
+    counts = severity_counts(result, active)
+    failing = result.failing()
+    verdict = (
+        f"❌ **{len(failing)} finding(s) at or above {result.fail_on.label}**"
+        if failing and result.fail_on
+        else "✅ nothing fails the gate" + (f" (`--fail-on {result.fail_on.label}`)" if result.fail_on else "")
+    )
+    lines = [
+        f"## azai: {len(active)} finding(s), {len(result.undetermined)} undetermined",
+        "",
+        f"{verdict} · {result.resources_scanned} resources in {len(result.inputs)} input(s) · azai {__version__}",
+        "",
+        "| severity | findings |",
+        "|---|---|",
+    ]
+    lines += [f"| {_ICON[s]} {s.label} | {counts[s.label]} |" for s in sorted(Severity, reverse=True)]
+    pillars = Counter(str(f.check.pillar) for f in active)
+    lines += ["", "| pillar | findings |", "|---|---|"]
+    lines += [f"| {p} | {pillars.get(str(p), 0)} |" for p in Pillar]
+    if result.baseline_used:
+        new = sum(1 for f in active if f.baseline_state == "new")
+        lines += ["", f"Against the baseline: {new} new, {len(active) - new} unchanged, {len(result.absent)} fixed."]
+    lines.append("")
+    for check in result.checks:
+        group = [f for f in active if f.check.id == check.id]
+        if group:
+            lines += _rule_section(check, group)
+    if result.undetermined:
+        lines += [
+            f"### Undetermined ({len(result.undetermined)})",
+            "",
+            "These rules could not decide because a deciding value is unknown before deploy; they did not pass.",
+            "",
+            "<details><summary>Show the undetermined checks</summary>",
+            "",
+            "| rule | resource | reason |",
+            "|---|---|---|",
+        ]
+        lines += [f"| {u.check.id} | `{_cell(u.resource.name)}` | {_cell(u.reason)} |" for u in result.undetermined]
+        lines += ["", "</details>", ""]
+    if suppressed:
+        lines += [
+            f"### Suppressed ({len(suppressed)})",
+            "",
+            "<details><summary>Show the accepted findings</summary>",
+            "",
+            "| rule | resource | justification | expires |",
+            "|---|---|---|---|",
+        ]
+        for f in suppressed:
+            assert f.suppression is not None
+            lines.append(
+                f"| {f.check.id} | `{_cell(f.resource.name)}` | {_cell(f.suppression.justification)} "
+                f"| {f.suppression.expires or ''} |"
+            )
+        lines += ["", "</details>", ""]
+    if result.warnings:
+        lines += ["### Warnings", ""] + [f"- {_cell(w)}" for w in result.warnings] + [""]
+    return ("\n".join(lines).rstrip() + "\n").encode("utf-8")

@@ -1,0 +1,239 @@
+"""SARIF 2.1.0 for GitHub code scanning, built with sarif-om and its serializer.
+
+One run per source kind, each with its own ``automationDetails.id`` category, so GitHub keeps
+plan and template alerts apart and closes them when a later upload no longer has them. Every
+result has a physical location (the file and the resource's or property's line) and our own
+``primaryLocationLineHash``, which GitHub never overwrites: the alert survives line moves and
+is the same whether the resource was scanned from a plan or from a template. Where sarif-om
+lags the final 2.1.0 schema (suppressions, property bags), plain dicts are passed through.
+"""
+
+from __future__ import annotations
+
+import gzip
+import urllib.parse
+from pathlib import Path
+from typing import Any
+
+import sarif_om as om
+from jschema_to_python.to_json import to_json
+
+from reports.common import plain
+from scanner import __version__
+from scanner.checkapi import Check, Severity
+from scanner.docgen import rule_markdown
+from scanner.engine import Finding, ScanResult, Undetermined
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://learn.microsoft.com/azure/well-architected/ai/"
+MAX_RESULTS_PER_RUN = 25_000
+MAX_RUNS = 20
+MAX_GZIP_BYTES = 10 * 1024 * 1024
+KIND_ORDER = ("terraform", "arm", "whatif")
+# Scores as Trivy uses them; critical sits above GitHub's 9.0 boundary.
+SECURITY_SEVERITY = {Severity.CRITICAL: "9.5", Severity.HIGH: "8.0", Severity.MEDIUM: "5.5", Severity.LOW: "2.0"}
+LEVEL = {Severity.CRITICAL: "error", Severity.HIGH: "error", Severity.MEDIUM: "warning", Severity.LOW: "note"}
+
+
+def category(kind: str) -> str:
+    """``automationDetails.id``: a fixed category per source kind (the trailing slash means no run id)."""
+    return f"azai/iac/{kind}/"
+
+
+def artifact_uri(path: str | None) -> str:
+    """A repository-relative, percent-encoded URI for a scanned file.
+
+    Paths under the working directory (the checkout, in CI) become relative; GitHub rejects
+    absolute paths outside the checkout, so those are kept absolute only as a last resort.
+    """
+    if not path:
+        return "unknown"
+    resolved = Path(path).resolve()
+    try:
+        relative = resolved.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        relative = resolved.as_posix()
+    return urllib.parse.quote(relative, safe="/")
+
+
+def _rule(check: Check) -> om.ReportingDescriptor:
+    return om.ReportingDescriptor(
+        id=check.id,
+        name=check.slug,
+        short_description=om.MultiformatMessageString(text=check.title[:1024]),
+        full_description=om.MultiformatMessageString(text=check.summary[:1024]),
+        help=om.MultiformatMessageString(text=check.doc, markdown=rule_markdown(check)),
+        help_uri=check.help_uri,
+        default_configuration=om.ReportingConfiguration(level=LEVEL[check.severity]),
+        properties={
+            "tags": [str(check.pillar), check.slug, "security"],
+            "precision": "high",
+            "security-severity": SECURITY_SEVERITY[check.severity],
+            "pillar": str(check.pillar),
+        },
+    )
+
+
+def _location(item: Finding | Undetermined) -> om.Location:
+    resource = item.resource
+    position = item.position
+    region = om.Region(start_line=position.line, start_column=position.column) if position else om.Region(start_line=1)
+    logical = []
+    if resource.origin.address:
+        logical.append(
+            om.LogicalLocation(name=resource.name, fully_qualified_name=resource.origin.address, kind="resource")
+        )
+    logical.append(om.LogicalLocation(name=resource.name, fully_qualified_name=resource.id, kind="resource"))
+    return om.Location(
+        physical_location=om.PhysicalLocation(
+            artifact_location=om.ArtifactLocation(uri=artifact_uri(resource.origin.file), uri_base_id="%SRCROOT%"),
+            region=region,
+        ),
+        logical_locations=logical,
+    )
+
+
+def _result(finding: Finding, rule_index: int) -> om.Result:
+    properties: dict[str, Any] = {
+        "severity": finding.severity.label,
+        "pillar": str(finding.check.pillar),
+        "resourceId": finding.resource.id,
+        "resourceType": finding.resource.type,
+        "evidence": plain(
+            {
+                "path": finding.violation.path,
+                "observed": finding.violation.observed,
+                "expected": finding.violation.expected,
+            }
+        ),
+        "cost": None,
+    }
+    result = om.Result(
+        rule_id=finding.check.id,
+        rule_index=rule_index,
+        level=LEVEL[finding.severity],
+        message=om.Message(text=finding.violation.message),
+        locations=[_location(finding)],
+        partial_fingerprints={
+            "primaryLocationLineHash": f"{finding.fingerprint[:16]}:1",
+            "azaiFingerprint/v1": finding.fingerprint,
+        },
+        properties=properties,
+    )
+    if finding.suppression is not None:
+        entry: dict[str, Any] = {
+            "kind": finding.suppression.kind,
+            "status": "accepted",
+            "justification": finding.suppression.justification,
+        }
+        if finding.suppression.expires:
+            entry["properties"] = {"expires": finding.suppression.expires}
+        result.suppressions = [entry]
+    if finding.baseline_state is not None:
+        result.baseline_state = finding.baseline_state
+    return result
+
+
+def _absent_result(entry: Any, rule_index: int) -> om.Result:
+    region = om.Region(start_line=entry.start_line or 1, start_column=entry.start_column or 1)
+    return om.Result(
+        rule_id=entry.rule_id,
+        rule_index=rule_index,
+        kind="pass",
+        level="none",
+        message=om.Message(text=f"No longer found: {entry.message}"),
+        locations=[
+            om.Location(
+                physical_location=om.PhysicalLocation(
+                    artifact_location=om.ArtifactLocation(uri=artifact_uri(entry.uri), uri_base_id="%SRCROOT%"),
+                    region=region,
+                ),
+                logical_locations=[
+                    om.LogicalLocation(
+                        name=entry.resource_name, fully_qualified_name=entry.resource_id, kind="resource"
+                    )
+                ],
+            )
+        ],
+        partial_fingerprints={
+            "primaryLocationLineHash": f"{entry.fingerprint[:16]}:1",
+            "azaiFingerprint/v1": entry.fingerprint,
+        },
+        baseline_state="absent",
+    )
+
+
+def _notification(text: str, level: str, item: Undetermined | None = None) -> om.Notification:
+    notification = om.Notification(message=om.Message(text=text), level=level)
+    if item is not None:
+        notification.locations = [_location(item)]
+        notification.associated_rule = om.ReportingDescriptorReference(id=item.check.id)
+    return notification
+
+
+def _run(kind: str, result: ScanResult, cut: list[str]) -> om.Run:
+    checks = result.checks
+    index = {c.id: i for i, c in enumerate(checks)}
+    findings = [f for f in result.findings if f.resource.origin.kind == kind]
+    results = [_result(f, index[f.check.id]) for f in findings]
+    results += [_absent_result(e, index.get(e.rule_id, -1)) for e in result.absent if e.source == kind]
+    notifications = [
+        _notification(f"{u.check.id} {u.check.slug} could not decide on {u.resource.name}: {u.reason}", "note", u)
+        for u in result.undetermined
+        if u.resource.origin.kind == kind
+    ]
+    notifications += [_notification(w, "warning") for w in result.warnings]
+    if len(results) > MAX_RESULTS_PER_RUN:
+        text = (
+            f"SARIF: {len(results)} results exceed GitHub's limit of {MAX_RESULTS_PER_RUN} per run; "
+            "the least severe were cut"
+        )
+        notifications.append(_notification(text, "warning"))
+        cut.append(f"{text} ({category(kind)})")
+        results = results[:MAX_RESULTS_PER_RUN]
+    return om.Run(
+        tool=om.Tool(
+            driver=om.ToolComponent(
+                name="azai",
+                full_name=f"azai {__version__}",
+                version=__version__,
+                semantic_version=__version__,
+                information_uri=INFORMATION_URI,
+                rules=[_rule(c) for c in checks],
+            )
+        ),
+        automation_details=om.RunAutomationDetails(id=category(kind)),
+        column_kind="unicodeCodePoints",
+        invocations=[om.Invocation(execution_successful=True, tool_execution_notifications=notifications)],
+        results=results,
+    )
+
+
+def _kinds(result: ScanResult) -> list[str]:
+    present = {str(i["kind"]) for i in result.inputs}
+    kinds = [k for k in KIND_ORDER if k in present] + sorted(present - set(KIND_ORDER))
+    return kinds or ["terraform"]
+
+
+def _serialize(log: om.SarifLog) -> bytes:
+    return (str(to_json(log)) + "\n").encode("utf-8")
+
+
+def render(result: ScanResult) -> tuple[bytes, list[str]]:
+    """The SARIF log, and warnings about anything cut to fit GitHub's limits."""
+    cut: list[str] = []
+    kinds = _kinds(result)
+    if len(kinds) > MAX_RUNS:
+        cut.append(f"SARIF: {len(kinds)} runs exceed GitHub's limit of {MAX_RUNS}; later runs were dropped")
+        kinds = kinds[:MAX_RUNS]
+    runs = [_run(kind, result, cut) for kind in kinds]
+    log = om.SarifLog(version="2.1.0", schema_uri=SCHEMA_URI, runs=runs)
+    data = _serialize(log)
+    while len(gzip.compress(data)) > MAX_GZIP_BYTES and any(r.results for r in runs):
+        for run in runs:
+            run.results = run.results[: len(run.results) // 2]
+        data = _serialize(log)
+        message = "SARIF: output exceeded GitHub's 10 MB (gzipped) limit; results were cut, least severe first"
+        if message not in cut:
+            cut.append(message)
+    return data, cut

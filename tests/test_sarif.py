@@ -1,0 +1,198 @@
+"""SARIF output that GitHub code scanning accepts as written, for every source kind."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reports import sarif
+from tests import sarif_checks
+from tests.conftest import CORPUS, FIXTURES, ROOT, run_cli, scan
+
+
+def _sarif_for(paths: list[Path], target: Path, *extra: str, cwd: Path = ROOT) -> dict[str, Any]:
+    """SARIF from the real CLI, run from ``cwd`` as a pipeline runs it from its checkout."""
+    args = ["scan", "--format", "sarif", "--output", str(target), "--fail-on", "none", "--skip-unknown", *extra]
+    done = run_cli(*args, *map(str, paths), cwd=cwd)
+    assert done.returncode == 0, done.stderr
+    loaded: dict[str, Any] = json.loads(target.read_text(encoding="utf-8"))
+    return loaded
+
+
+def _inputs() -> list[tuple[str, list[Path]]]:
+    cases = [("demo", sorted((FIXTURES / "demo").glob("*.json")))]
+    cases += [
+        (f"{d.name}-{p.stem}", [p])
+        for d in sorted((FIXTURES / "rules").iterdir())
+        for p in sorted(d.glob("*.json"))
+        if p.name != "expected.json"
+    ]
+    if CORPUS.is_dir():
+        for p in sorted(CORPUS.rglob("*.json")):
+            if (
+                p.parts[-3:-1] != ("arm", "whatif")
+                and "api" not in p.relative_to(CORPUS).parts[:1]
+                and "parameters" not in p.name.lower()
+            ):
+                cases.append((f"corpus-{p.stem}", [p]))
+    return cases
+
+
+@pytest.fixture(scope="module")
+def produced(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, Path, dict[str, Any]]]:
+    """Every SARIF this suite produces: the demo, each rule fixture, each corpus plan and template."""
+    directory = tmp_path_factory.mktemp("sarif")
+    out = []
+    for name, paths in _inputs():
+        target = directory / f"{name}.sarif"
+        checkout = CORPUS.parent if name.startswith("corpus-") else ROOT  # the corpus is its own checkout
+        out.append((name, target, _sarif_for(paths, target, cwd=checkout)))
+    if CORPUS.is_dir():  # what-if examples, unwrapped from the REST spec wrapper
+        for p in sorted((CORPUS / "arm" / "whatif").glob("*.json")):
+            body = json.loads(p.read_text(encoding="utf-8"))["responses"]["200"]["body"]
+            unwrapped = directory / f"whatif-{p.stem}.json"
+            unwrapped.write_text(json.dumps(body))
+            target = directory / f"whatif-{p.stem}.sarif"
+            out.append((target.stem, target, _sarif_for([unwrapped], target, cwd=directory)))
+    return out
+
+
+def test_every_sarif_validates_against_the_official_schema(produced: list[tuple[str, Path, dict[str, Any]]]) -> None:
+    failures = {name: errors for name, _, doc in produced if (errors := sarif_checks.schema_errors(doc))}
+    assert not failures
+
+
+def test_every_sarif_follows_githubs_rules(produced: list[tuple[str, Path, dict[str, Any]]]) -> None:
+    failures = {name: errors for name, _, doc in produced if (errors := sarif_checks.github_rule_errors(doc))}
+    assert not failures
+    assert sum(len(run["results"]) for _, _, doc in produced for run in doc["runs"]) > 50  # the checks saw real results
+
+
+def test_every_sarif_passes_the_multitool_github_rules(
+    produced: list[tuple[str, Path, dict[str, Any]]], tmp_path: Path
+) -> None:
+    tool = sarif_checks.multitool()
+    if tool is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must install @microsoft/sarif-multitool (see .ci/run)")
+        pytest.skip("sarif-multitool is not installed (npm install @microsoft/sarif-multitool)")
+    assert not sarif_checks.multitool_findings(tool, [path for _, path, _ in produced], tmp_path)
+
+
+def test_the_multitool_check_can_fail(tmp_path: Path) -> None:
+    """A file GitHub would reject (logical-only location, no region) must be reported."""
+    tool = sarif_checks.multitool()
+    if tool is None:
+        pytest.skip("sarif-multitool is not installed")
+    document = _sarif_for([FIXTURES / "demo" / "plan.json"], tmp_path / "good.sarif")
+    results = document["runs"][0]["results"]
+    results[0]["locations"] = [{"logicalLocations": [{"fullyQualifiedName": "x"}]}]
+    del results[1]["locations"][0]["physicalLocation"]["region"]
+    bad = tmp_path / "bad.sarif"
+    bad.write_text(json.dumps(document))
+    problems = sarif_checks.multitool_findings(tool, [bad], tmp_path)
+    assert any("GH1001" in p for p in problems) and any("GH1003" in p for p in problems)
+    assert sarif_checks.github_rule_errors(document)
+
+
+def test_one_run_per_source_kind_with_its_own_category(tmp_path: Path) -> None:
+    document = _sarif_for(sorted((FIXTURES / "demo").glob("*.json")), tmp_path / "demo.sarif")
+    assert [run["automationDetails"]["id"] for run in document["runs"]] == [
+        "azai/iac/terraform/",
+        "azai/iac/arm/",
+        "azai/iac/whatif/",
+    ]
+    for run in document["runs"]:
+        assert len(run["results"]) == 8
+        assert [r["id"] for r in run["tool"]["driver"]["rules"]] == [
+            "AZAI-101",
+            "AZAI-102",
+            "AZAI-201",
+            "AZAI-202",
+            "AZAI-301",
+        ]
+
+
+def test_results_point_at_the_property_and_name_the_terraform_address(tmp_path: Path) -> None:
+    document = _sarif_for([FIXTURES / "demo" / "plan.json"], tmp_path / "plan.sarif")
+    result = next(r for r in document["runs"][0]["results"] if r["ruleId"] == "AZAI-101")
+    location = result["locations"][0]
+    assert location["physicalLocation"]["artifactLocation"]["uri"] == "fixtures/demo/plan.json"
+    column = location["physicalLocation"]["region"]["startColumn"]
+    text = (FIXTURES / "demo" / "plan.json").read_text()
+    assert text[column - 1 :].startswith('"Key"')
+    assert location["logicalLocations"][0]["fullyQualifiedName"] == "azapi_resource.score"
+    assert result["level"] == "error" and result["properties"]["severity"] == "critical"
+    rule = document["runs"][0]["tool"]["driver"]["rules"][result["ruleIndex"]]
+    assert rule["properties"]["security-severity"] == "8.0" and rule["properties"]["tags"] == [
+        "Security",
+        "anonymous-endpoint",
+        "security",
+    ]
+
+
+def _fingerprints(document: dict[str, Any]) -> dict[tuple[str, str], str]:
+    return {
+        (r["ruleId"], r["locations"][0]["logicalLocations"][-1]["name"]): r["partialFingerprints"][
+            "primaryLocationLineHash"
+        ]
+        for run in document["runs"]
+        for r in run["results"]
+    }
+
+
+def test_fingerprints_survive_line_moves_and_agree_between_plan_and_template(tmp_path: Path) -> None:
+    template = FIXTURES / "demo" / "template.json"
+    before = _fingerprints(_sarif_for([template], tmp_path / "a.sarif"))
+    moved = tmp_path / "moved" / "template.json"
+    moved.parent.mkdir()
+    moved.write_text("\n\n\n" + template.read_text().replace("{\n", "{\n\n", 3))
+    after = _fingerprints(_sarif_for([moved], tmp_path / "b.sarif"))
+    plan = _fingerprints(_sarif_for([FIXTURES / "demo" / "plan.json"], tmp_path / "c.sarif"))
+    assert before == after == plan
+    assert len(before) == 8
+
+
+def test_output_is_deterministic(tmp_path: Path) -> None:
+    paths = sorted((FIXTURES / "demo").glob("*.json"))
+    first = _sarif_for(paths, tmp_path / "1.sarif")
+    second = _sarif_for(paths, tmp_path / "2.sarif")
+    assert (tmp_path / "1.sarif").read_bytes() == (tmp_path / "2.sarif").read_bytes()
+    assert first == second
+
+
+def test_results_beyond_githubs_limit_are_cut_with_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+    result = scan(FIXTURES / "demo" / "plan.json")
+    monkeypatch.setattr(sarif, "MAX_RESULTS_PER_RUN", 3)
+    data, cut = sarif.render(result)
+    run = json.loads(data)["runs"][0]
+    assert len(run["results"]) == 3
+    assert run["results"][0]["properties"]["severity"] == "critical"  # the most severe are kept
+    assert cut and "exceed GitHub's limit" in cut[0]
+    notes = [n["message"]["text"] for n in run["invocations"][0]["toolExecutionNotifications"]]
+    assert any("exceed GitHub's limit" in n for n in notes)
+
+
+def test_output_over_ten_megabytes_gzipped_is_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    result = scan(FIXTURES / "demo" / "plan.json")
+    full, _ = sarif.render(result)
+    monkeypatch.setattr(sarif, "MAX_GZIP_BYTES", len(gzip.compress(full)) - 1)
+    data, cut = sarif.render(result)
+    assert len(json.loads(data)["runs"][0]["results"]) < 8
+    assert any("10 MB" in c for c in cut)
+
+
+def test_undetermined_checks_and_warnings_become_tool_notifications(tmp_path: Path) -> None:
+    document = _sarif_for([FIXTURES / "rules" / "AZAI-301" / "plan-azurerm.json"], tmp_path / "u.sarif")
+    notes = document["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    undetermined = [n for n in notes if n.get("associatedRule", {}).get("id") == "AZAI-301"]
+    assert len(undetermined) == 1 and "ws-ext" in undetermined[0]["message"]["text"]
+
+
+def test_repository_root_is_where_uris_are_relative_to() -> None:
+    assert sarif.artifact_uri(str(ROOT / "fixtures" / "a b.json")) == "fixtures/a%20b.json"
