@@ -11,7 +11,7 @@ from scanner import __version__
 from scanner.engine import ScanResult
 from scanner.policy import summarize_suppression
 
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 
 
 def render(result: ScanResult) -> bytes:
@@ -63,6 +63,7 @@ def render(result: ScanResult) -> bytes:
             }
             for u in result.undetermined
         ],
+        "coverage": [dataclasses.asdict(gap) for gap in result.coverage],
         "warnings": result.warnings,
         "summary": {
             "resources": result.resources_scanned,
@@ -73,6 +74,7 @@ def render(result: ScanResult) -> bytes:
             "new": sum(1 for f in result.findings if f.baseline_state == "new") if result.baseline_used else None,
             "absent": len(result.absent) if result.baseline_used else None,
             "undetermined": len(result.undetermined),
+            "complete": result.complete,
             "fail_on": result.fail_on.label if result.fail_on else "none",
             "failed": bool(result.failing()),
         },

@@ -48,9 +48,23 @@ def render(result: ScanResult) -> bytes:
         total += len(cases)
         failures += suite_failures
         skipped += suite_skipped
+    if result.coverage:
+        suite = ET.SubElement(
+            suites,
+            "testsuite",
+            name="coverage",
+            tests=str(len(result.coverage)),
+            failures="0",
+            errors=str(len(result.coverage)),
+            skipped="0",
+        )
+        for gap in result.coverage:
+            case = ET.SubElement(suite, "testcase", name=gap.scope, classname="coverage")
+            ET.SubElement(case, "error", message=f"not scanned ({gap.status or 'no response'})").text = gap.reason
+        total += len(result.coverage)
     suites.set("tests", str(total))
     suites.set("failures", str(failures))
-    suites.set("errors", "0")
+    suites.set("errors", str(len(result.coverage)))
     suites.set("skipped", str(skipped))
     ET.indent(suites)
     body: bytes = ET.tostring(suites, encoding="unicode").encode("utf-8")

@@ -114,6 +114,15 @@ def render(result: ScanResult) -> bytes:
                 f"| {f.suppression.expires or ''} |"
             )
         lines += ["", "</details>", ""]
+    if result.coverage:
+        lines += [
+            f"### ⚠️ Incomplete: {len(result.coverage)} scope(s) not scanned",
+            "",
+            "| scope | status | reason |",
+            "|---|---|---|",
+        ]
+        lines += [f"| `{_cell(g.scope)}` | {g.status or ''} | {_cell(g.reason)} |" for g in result.coverage]
+        lines.append("")
     if result.warnings:
         lines += ["### Warnings", ""] + [f"- {_cell(w)}" for w in result.warnings] + [""]
     return ("\n".join(lines).rstrip() + "\n").encode("utf-8")

@@ -29,15 +29,24 @@ INFORMATION_URI = "https://learn.microsoft.com/azure/well-architected/ai/"
 MAX_RESULTS_PER_RUN = 25_000
 MAX_RUNS = 20
 MAX_GZIP_BYTES = 10 * 1024 * 1024
-KIND_ORDER = ("terraform", "arm", "whatif")
+KIND_ORDER = ("terraform", "arm", "whatif", "live")
 # Scores as Trivy uses them; critical sits above GitHub's 9.0 boundary.
 SECURITY_SEVERITY = {Severity.CRITICAL: "9.5", Severity.HIGH: "8.0", Severity.MEDIUM: "5.5", Severity.LOW: "2.0"}
 LEVEL = {Severity.CRITICAL: "error", Severity.HIGH: "error", Severity.MEDIUM: "warning", Severity.LOW: "note"}
 
 
 def category(kind: str) -> str:
-    """``automationDetails.id``: a fixed category per source kind (the trailing slash means no run id)."""
-    return f"azai/iac/{kind}/"
+    """``automationDetails.id``: a fixed category per source kind (the trailing slash means no run id).
+
+    Live results share one category whatever the subscriptions, so a nightly upload closes the
+    alerts of resources that are gone and never exceeds GitHub's 20 runs per file.
+    """
+    return "azai/live/" if kind == "live" else f"azai/iac/{kind}/"
+
+
+def live_pseudo_path(resource_id: str) -> str:
+    """A stable repository-relative stand-in path for a live resource that no file declares."""
+    return "azure-live/" + urllib.parse.quote(resource_id.strip("/").lower(), safe="/")
 
 
 def artifact_uri(path: str | None) -> str:
@@ -84,10 +93,11 @@ def _location(item: Finding | Undetermined) -> om.Location:
             om.LogicalLocation(name=resource.name, fully_qualified_name=resource.origin.address, kind="resource")
         )
     logical.append(om.LogicalLocation(name=resource.name, fully_qualified_name=resource.id, kind="resource"))
+    file = resource.origin.file
+    uri = artifact_uri(file) if file else live_pseudo_path(resource.id)
     return om.Location(
         physical_location=om.PhysicalLocation(
-            artifact_location=om.ArtifactLocation(uri=artifact_uri(resource.origin.file), uri_base_id="%SRCROOT%"),
-            region=region,
+            artifact_location=om.ArtifactLocation(uri=uri, uri_base_id="%SRCROOT%"), region=region
         ),
         logical_locations=logical,
     )
@@ -145,7 +155,10 @@ def _absent_result(entry: Any, rule_index: int) -> om.Result:
         locations=[
             om.Location(
                 physical_location=om.PhysicalLocation(
-                    artifact_location=om.ArtifactLocation(uri=artifact_uri(entry.uri), uri_base_id="%SRCROOT%"),
+                    artifact_location=om.ArtifactLocation(
+                        uri=artifact_uri(entry.uri) if entry.uri else live_pseudo_path(entry.resource_id),
+                        uri_base_id="%SRCROOT%",
+                    ),
                     region=region,
                 ),
                 logical_locations=[
@@ -183,6 +196,10 @@ def _run(kind: str, result: ScanResult, cut: list[str]) -> om.Run:
         if u.resource.origin.kind == kind
     ]
     notifications += [_notification(w, "warning") for w in result.warnings]
+    notifications += [
+        _notification(f"not scanned: {gap.scope} ({gap.status or 'no response'}): {gap.reason}", "error")
+        for gap in result.coverage
+    ]
     if len(results) > MAX_RESULTS_PER_RUN:
         text = (
             f"SARIF: {len(results)} results exceed GitHub's limit of {MAX_RESULTS_PER_RUN} per run; "

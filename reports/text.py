@@ -11,7 +11,9 @@ from scanner.engine import Finding, ScanResult, Undetermined
 def _where(item: Finding | Undetermined) -> str:
     origin = item.resource.origin
     position = item.position
-    place = f"{origin.file}:{position.line}:{position.column}" if position and origin.file else (origin.file or "live")
+    if not origin.file:
+        return f"live {item.resource.id}"
+    place = f"{origin.file}:{position.line}:{position.column}" if position else origin.file
     handle = origin.address or origin.symbolic_name
     return f"{place}" + (f" ({handle})" if handle else "")
 
@@ -56,6 +58,11 @@ def render(result: ScanResult) -> bytes:
         new = sum(1 for f in active if f.baseline_state == "new")
         lines.append(f"baseline: {new} new, {len(active) - new} unchanged, {len(result.absent)} no longer found")
         lines.append("")
+    if result.coverage:
+        lines.append(f"COVERAGE ({len(result.coverage)}): not scanned, so not known to be compliant")
+        for gap in result.coverage:
+            lines.append(f"  {gap.scope} ({gap.status or 'no response'}): {gap.reason}")
+        lines.append("")
     for warning in result.warnings:
         lines.append(f"warning: {warning}")
     if result.warnings:
@@ -70,4 +77,6 @@ def render(result: ScanResult) -> bytes:
         lines.append(
             f"FAILED: {failing} finding(s) at or above {label}" if failing else f"passed: nothing at or above {label}"
         )
+    if result.coverage:
+        lines.append(f"INCOMPLETE: {len(result.coverage)} scope(s) could not be read")
     return ("\n".join(lines) + "\n").encode("utf-8")

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_ERROR = 2
+EXIT_INCOMPLETE = 3
 EXIT_INTERNAL = 70
 
 SEVERITY_CHOICES = ["critical", "high", "medium", "low", "none"]
@@ -56,7 +57,8 @@ def main() -> None:
     Exit codes:
       0  nothing fails the gate (--fail-on; suppressed and baselined findings never do)
       1  findings at or above the --fail-on severity
-      2  usage or input error (one line on stderr)
+      2  usage, input or authentication error (one line on stderr)
+      3  a live scan was incomplete (see its coverage section) and nothing failed the gate
       70 internal error (a bug; rerun with AZAI_DEBUG=1)
     """
 
@@ -102,8 +104,33 @@ def render(fmt: str, result: ScanResult) -> tuple[bytes, list[str]]:
     return text.render(result), []
 
 
+def exit_code(result: ScanResult) -> int:
+    """1 when the gate fails; else 3 when a live scan could not see everything; else 0."""
+    if result.failing():
+        return EXIT_FINDINGS
+    return EXIT_OK if result.complete else EXIT_INCOMPLETE
+
+
+def write_reports(result: ScanResult, targets: list[tuple[str, str | None]]) -> None:
+    from scanner.output import write_atomic
+
+    for fmt, path in targets:
+        data, warnings = render(fmt, result)
+        for warning in warnings:
+            click.echo(f"azai: warning: {warning}", err=True)
+        if path:
+            write_atomic(path, data)
+        else:
+            sys.stdout.buffer.write(data)
+            sys.stdout.flush()
+
+
+def _progress_wanted() -> bool:
+    return sys.stderr.isatty() and not os.environ.get("CI")
+
+
 @main.command()
-@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.argument("paths", nargs=-1, required=False, metavar="[PATH]...")
 @click.option("--parameters", "parameters_file", metavar="FILE", help="ARM parameters file for the templates scanned.")
 @click.option(
     "--format",
@@ -150,6 +177,25 @@ def render(fmt: str, result: ScanResult) -> tuple[bytes, list[str]]:
     is_flag=True,
     help="Skip files that are not a plan, template or what-if result instead of failing.",
 )
+@click.option(
+    "--subscription", "subscriptions", multiple=True, metavar="ID", help="Scan this subscription live. Repeatable."
+)
+@click.option(
+    "--management-group", "management_groups", multiple=True, metavar="ID", help="Scan every subscription under it."
+)
+@click.option("--all-subscriptions", is_flag=True, help="Scan every subscription the identity can list.")
+@click.option(
+    "--cloud",
+    type=click.Choice(["AzureCloud", "AzureUSGovernment", "AzureChinaCloud"]),
+    default="AzureCloud",
+    show_default=True,
+)
+@click.option(
+    "--arm-endpoint", metavar="URL", help="Send every management-plane call (Resource Graph included) to URL."
+)
+@click.option(
+    "--save-inventory", metavar="FILE", help="Write the live inventory as JSON; SARIF results point at its lines."
+)
 def scan(
     paths: tuple[str, ...],
     parameters_file: str | None,
@@ -163,15 +209,29 @@ def scan(
     baseline: str | None,
     write_baseline: str | None,
     skip_unknown: bool,
+    subscriptions: tuple[str, ...],
+    management_groups: tuple[str, ...],
+    all_subscriptions: bool,
+    cloud: str,
+    arm_endpoint: str | None,
+    save_inventory: str | None,
 ) -> None:
-    """Scan Terraform plan JSON, ARM templates (compiled Bicep included) and what-if output.
+    """Scan IaC files and live subscriptions.
 
-    PATH is a file or a directory (its *.json files are scanned; files that are not a plan,
-    template or what-if result are skipped). The format is detected from the content.
+    PATH is a Terraform plan JSON, an ARM template (compiled Bicep included), an ARM what-if
+    result, or a directory of them (its *.json files; others are skipped). The format is
+    detected from the content. --subscription, --management-group and --all-subscriptions scan
+    deployed resources through the Azure SDK with DefaultAzureCredential (az login, managed
+    identity, workload identity, service-principal variables); they combine with PATHs.
     """
-    from scanner.output import write_atomic
     from scanner.scan import ScanRequest, run_scan
+    from scanner.sources.live.collect import LiveScope
 
+    live = LiveScope(list(subscriptions), list(management_groups), all_subscriptions)
+    if not paths and not live.requested:
+        raise click.UsageError(
+            "give a PATH to scan, or a live scope (--subscription, --management-group, --all-subscriptions)"
+        )
     targets = pair_outputs(formats, outputs)
     request = ScanRequest(
         paths=paths,
@@ -184,18 +244,83 @@ def scan(
         baseline=baseline,
         write_baseline=write_baseline,
         skip_unknown=skip_unknown,
+        live=live,
+        cloud=cloud,
+        arm_endpoint=arm_endpoint,
+        save_inventory=save_inventory,
+        progress=_progress_wanted(),
     )
     result = run_scan(request)
-    for fmt, path in targets:
-        data, warnings = render(fmt, result)
-        for warning in warnings:
-            click.echo(f"azai: warning: {warning}", err=True)
-        if path:
-            write_atomic(path, data)
-        else:
-            sys.stdout.buffer.write(data)
-            sys.stdout.flush()
-    sys.exit(EXIT_FINDINGS if result.failing() else EXIT_OK)
+    write_reports(result, targets)
+    sys.exit(exit_code(result))
+
+
+@main.command()
+@click.option("--format", "formats", multiple=True, type=click.Choice(FORMATS), help="Report format (default text).")
+@click.option("--output", "-o", "outputs", multiple=True, metavar="FILE", help="Write the matching --format to FILE.")
+@click.option("--save-inventory", metavar="FILE", help="Also write the collected inventory as JSON.")
+def demo(formats: tuple[str, ...], outputs: tuple[str, ...], save_inventory: str | None) -> None:
+    """Scan the bundled demo estate live, through the real Azure SDK, against a local emulator.
+
+    Starts the HTTPS ARM emulator on 127.0.0.1 with the demo estate, points an unchanged
+    DefaultAzureCredential at its managed-identity endpoint, scans every subscription, shows
+    the report and stops the emulator. Nothing leaves this machine.
+    """
+    from scanner.emulator.estate import Estate, demo_estate_path
+    from scanner.emulator.server import Emulator
+    from scanner.scan import ScanRequest, run_scan
+    from scanner.sources.live.collect import LiveScope
+
+    targets = pair_outputs(formats, outputs)
+    with Emulator(Estate.load(demo_estate_path())) as server:
+        os.environ.update(server.environment())
+        click.echo(f"azai demo: emulator at {server.endpoint}, scanning the demo estate live", err=True)
+        result = run_scan(
+            ScanRequest(
+                paths=(),
+                live=LiveScope(all_subscriptions=True),
+                arm_endpoint=server.endpoint,
+                fail_on="none",
+                save_inventory=save_inventory,
+                progress=_progress_wanted(),
+            )
+        )
+        writes = server.writes()
+    write_reports(result, targets)
+    click.echo(f"azai demo: {result.live_requests} read requests, {len(writes)} writes", err=True)
+    sys.exit(EXIT_OK if result.complete and not writes else EXIT_INCOMPLETE)
+
+
+@main.command()
+@click.option("--estate", "estate_file", metavar="FILE", help="Estate JSON to serve [default: the demo estate].")
+def emulator(estate_file: str | None) -> None:
+    """Serve an estate on 127.0.0.1 over HTTPS until interrupted, for --arm-endpoint.
+
+    Prints the endpoint and the environment variables that make DefaultAzureCredential and TLS
+    trust the emulator.
+    """
+    import time
+    from pathlib import Path
+
+    from scanner.emulator.estate import Estate, demo_estate_path
+    from scanner.emulator.server import Emulator
+
+    path = Path(estate_file) if estate_file else demo_estate_path()
+    try:
+        estate = Estate.load(path)
+    except (OSError, ValueError, KeyError) as exc:
+        raise InputError(f"{path}: not an estate file ({exc})") from None
+    with Emulator(estate) as server:
+        for key, value in server.environment().items():
+            click.echo(f"export {key}={value}")
+        subscription = estate.subscription_ids()[0] if estate.subscriptions else "SUBSCRIPTION"
+        click.echo(f"# then: azai scan --subscription {subscription} --arm-endpoint {server.endpoint}", nl=True)
+        sys.stdout.flush()
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
 
 
 @main.command()

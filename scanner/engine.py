@@ -76,6 +76,12 @@ class ScanResult:
     absent: list[Any] = field(default_factory=list)  # baseline entries no longer found
     fail_on: Severity | None = None
     baseline_used: bool = False
+    coverage: list[Any] = field(default_factory=list)  # CoverageGap: what a live scan could not see
+    live_requests: int = 0
+
+    @property
+    def complete(self) -> bool:
+        return not self.coverage
 
     def failing(self) -> list[Finding]:
         """Findings that fail the run: at or above ``fail_on``, not suppressed, not in the baseline."""

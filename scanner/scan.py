@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -11,10 +12,12 @@ from scanner.checkapi import Check, Severity
 from scanner.config import load_config, select_checks
 from scanner.engine import ScanResult, evaluate, sort_findings, sort_undetermined
 from scanner.errors import InputError
+from scanner.model import Inventory, Resource
 from scanner.policy import apply_suppressions, compare_with_baseline, override_severity, read_baseline, write_baseline
 from scanner.registry import find_check, load_checks
-from scanner.sources import load_inputs
+from scanner.sources import LoadedInput, load_inputs
 from scanner.sources.arm.template import read_parameters
+from scanner.sources.live.collect import LiveScope
 
 
 @dataclass
@@ -32,6 +35,11 @@ class ScanRequest:
     write_baseline: str | None = None
     skip_unknown: bool = False
     today: dt.date = field(default_factory=dt.date.today)
+    live: LiveScope = field(default_factory=LiveScope)
+    cloud: str = "AzureCloud"
+    arm_endpoint: str | None = None
+    save_inventory: str | None = None
+    progress: bool = False
 
 
 def run_scan(request: ScanRequest) -> ScanResult:
@@ -47,6 +55,8 @@ def run_scan(request: ScanRequest) -> ScanResult:
 
     loaded, warnings = load_inputs(request.paths, parameters, request.skip_unknown)
     result = ScanResult(warnings=list(warnings), checks=checks, fail_on=parse_fail_on(fail_on))
+    if request.live.requested:
+        loaded.append(_live_input(request, result, loaded))
     for item in loaded:
         evaluation = evaluate(item.inventory, checks, options)
         result.findings.extend(evaluation.findings)
@@ -67,6 +77,43 @@ def run_scan(request: ScanRequest) -> ScanResult:
     if request.write_baseline:
         write_baseline(request.write_baseline, result.findings)
     return result
+
+
+def _live_input(request: ScanRequest, result: ScanResult, iac: list[LoadedInput]) -> LoadedInput:
+    """Collect the live scope and place its resources where SARIF can point at them."""
+    from scanner.inventory_file import save_inventory
+    from scanner.sources.live.clients import ClientFactory
+    from scanner.sources.live.collect import Progress, collect_live
+
+    factory = ClientFactory(request.cloud, request.arm_endpoint)
+    try:
+        live = collect_live(request.live, factory, Progress(request.progress))
+    finally:
+        factory.close()
+    result.coverage = live.coverage
+    result.live_requests = live.requests
+    if request.save_inventory:
+        save_inventory(request.save_inventory, live.resources, live.subscriptions, live.coverage)
+    _point_at_declaring_iac(live.resources, iac)
+    return LoadedInput("live:" + ",".join(live.subscriptions), "live", Inventory(live.resources))
+
+
+def _point_at_declaring_iac(resources: list[Resource], iac: list[LoadedInput]) -> None:
+    """A live resource that a scanned plan or template declares is reported at that declaration.
+
+    Matched by ARM id, else by type and name (IaC ids carry placeholders for what the file does
+    not know). The finding stays a live finding; only its place in the repository changes.
+    """
+    by_id: dict[str, Resource] = {}
+    by_name: dict[tuple[str, str], Resource] = {}
+    for item in iac:
+        for declared in item.inventory.resources:
+            by_id.setdefault(declared.id.lower(), declared)
+            by_name.setdefault((declared.type_key, declared.name.lower()), declared)
+    for resource in resources:
+        match = by_id.get(resource.id.lower()) or by_name.get((resource.type_key, resource.name.lower()))
+        if match is not None and match.origin.document is not None:
+            resource.origin = dataclasses.replace(match.origin, kind="live", reference_only=False)
 
 
 def scan_paths(

@@ -1,0 +1,297 @@
+"""The emulator's HTTPS server: ARM and Resource Graph routes in Azure's real response shapes.
+
+What it reproduces, because the scanner must cope with it (shared/reference/azure-live.md §8):
+Bearer tokens required (401 without), ``api-version`` required (400 without), ``nextLink``
+paging with absolute links, case-insensitive routes, ``x-ms-*`` headers, Resource Graph
+``$skipToken`` paging, and injected faults: 429 with ``Retry-After``, transient 5xx, slow
+responses, 403 on chosen subscriptions. Every request is logged, so tests can assert that a
+scan never wrote. A plain-HTTP managed-identity token endpoint lets an unchanged
+``DefaultAzureCredential`` authenticate (App Service flow: IDENTITY_ENDPOINT, IDENTITY_HEADER).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import ssl
+import tempfile
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+from scanner.emulator.cert import make_certificate
+from scanner.emulator.estate import Estate
+
+IDENTITY_HEADER = "azai-emulator"
+_TYPES_IN_QUERY = re.compile(r"type\s+in~\s*\(([^)]*)\)", re.IGNORECASE)
+
+
+@dataclass
+class Faults:
+    """Failures to inject. Counters are per emulator, so runs are deterministic."""
+
+    throttle_every: int = 0  # every Nth ARM request answers 429 once, with Retry-After
+    retry_after_seconds: int = 1
+    error_every: int = 0  # every Nth ARM request answers 503 once
+    latency_seconds: float = 0.0  # added to every response
+    deny_subscriptions: set[str] = field(default_factory=set)  # 403 AuthorizationFailed
+    page_size: int = 100  # ARM list page size (Resource Graph pages by $top, at most 1000)
+
+
+@dataclass(frozen=True)
+class LoggedRequest:
+    method: str
+    path: str
+    query: str
+    status: int
+
+
+class Emulator:
+    """Start with ``start()``; ``endpoint`` and ``ca_bundle`` tell clients where and what to trust."""
+
+    def __init__(self, estate: Estate, faults: Faults | None = None) -> None:
+        self.estate = estate
+        self.faults = faults or Faults()
+        self.log: list[LoggedRequest] = []
+        self._lock = threading.Lock()
+        self._counter = 0
+        self._directory = tempfile.TemporaryDirectory(prefix="azai-emulator-")
+        self.ca_bundle, key = make_certificate(Path(self._directory.name))
+        self._arm = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self, tls=True))
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(self.ca_bundle, key)
+        self._arm.socket = context.wrap_socket(self._arm.socket, server_side=True)
+        self._identity = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self, tls=False))
+        self._threads: list[threading.Thread] = []
+
+    @property
+    def endpoint(self) -> str:
+        return f"https://127.0.0.1:{self._arm.server_address[1]}"
+
+    @property
+    def identity_endpoint(self) -> str:
+        return f"http://127.0.0.1:{self._identity.server_address[1]}/msi/token"
+
+    def environment(self) -> dict[str, str]:
+        """Variables that point an unchanged DefaultAzureCredential and TLS trust at the emulator."""
+        return {
+            "IDENTITY_ENDPOINT": self.identity_endpoint,
+            "IDENTITY_HEADER": IDENTITY_HEADER,
+            "REQUESTS_CA_BUNDLE": str(self.ca_bundle),
+            "SSL_CERT_FILE": str(self.ca_bundle),
+        }
+
+    def start(self) -> Emulator:
+        for server in (self._arm, self._identity):
+            thread = threading.Thread(target=server.serve_forever, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        return self
+
+    def stop(self) -> None:
+        for server in (self._arm, self._identity):
+            server.shutdown()
+            server.server_close()
+        self._directory.cleanup()
+
+    def __enter__(self) -> Emulator:
+        return self.start()
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
+    def next_count(self) -> int:
+        with self._lock:
+            self._counter += 1
+            return self._counter
+
+    def record(self, entry: LoggedRequest) -> None:
+        with self._lock:
+            self.log.append(entry)
+
+    def writes(self) -> list[LoggedRequest]:
+        """Requests that could change something: any non-GET except Resource Graph queries and tokens."""
+        return [
+            r
+            for r in self.log
+            if r.method != "GET" and not r.path.lower().endswith("/providers/microsoft.resourcegraph/resources")
+        ]
+
+
+def _handler(emulator: Emulator, tls: bool) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *_: Any) -> None:  # quiet: the request log is the record
+            return
+
+        def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+            data = json.dumps(body).encode("utf-8")
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("x-ms-request-id", str(uuid.uuid4()))
+            self.send_header("x-ms-correlation-request-id", str(uuid.uuid4()))
+            self.send_header("x-ms-ratelimit-remaining-subscription-reads", "11999")
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+            split = urlsplit(self.path)
+            emulator.record(LoggedRequest(self.command, split.path, split.query, status))
+
+        def _error(self, status: int, code: str, message: str, headers: dict[str, str] | None = None) -> None:
+            self._send(status, {"error": {"code": code, "message": message}}, headers)
+
+        def do_GET(self) -> None:
+            self._dispatch()
+
+        def do_POST(self) -> None:
+            self._dispatch()
+
+        def do_PUT(self) -> None:
+            self._dispatch()
+
+        def do_PATCH(self) -> None:
+            self._dispatch()
+
+        def do_DELETE(self) -> None:
+            self._dispatch()
+
+        def _body(self) -> Any:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            return json.loads(raw) if raw else {}
+
+        def _dispatch(self) -> None:
+            body = self._body() if self.command in ("POST", "PUT", "PATCH") else None
+            split = urlsplit(self.path)
+            path, query = split.path.rstrip("/"), parse_qs(split.query)
+            if not tls:
+                return self._token(path, query)
+            faults = emulator.faults
+            if faults.latency_seconds:
+                time.sleep(faults.latency_seconds)
+            if not self.headers.get("Authorization", "").startswith("Bearer "):
+                return self._error(
+                    401, "AuthenticationFailed", "Authentication failed. The 'Authorization' header is missing."
+                )
+            if "api-version" not in query:
+                return self._error(
+                    400, "MissingApiVersionParameter", "The api-version query parameter (?api-version=) is required."
+                )
+            count = emulator.next_count()
+            if faults.throttle_every and count % faults.throttle_every == 0:
+                seconds = faults.retry_after_seconds
+                message = f"Number of 'read' requests exceeded the limit. Please try again after '{seconds}' seconds."
+                return self._error(429, "SubscriptionRequestsThrottled", message, {"Retry-After": str(seconds)})
+            if faults.error_every and count % faults.error_every == 0:
+                return self._error(503, "ServiceUnavailable", "The service is temporarily unavailable.")
+            if self.command == "POST" and path.lower() == "/providers/microsoft.resourcegraph/resources":
+                return self._graph(body or {})
+            if self.command != "GET":
+                return self._error(405, "MethodNotAllowed", "The emulator is read-only.")
+            denied = next(
+                (s for s in faults.deny_subscriptions if path.lower().startswith(f"/subscriptions/{s.lower()}")), None
+            )
+            if denied:
+                return self._denied(denied)
+            return self._get(path, query)
+
+        def _denied(self, scope: str) -> None:
+            self._error(
+                403,
+                "AuthorizationFailed",
+                f"The client does not have authorization to perform action 'read' over scope '/subscriptions/{scope}' "
+                "or the scope is invalid.",
+            )
+
+        def _token(self, path: str, query: dict[str, list[str]]) -> None:
+            if path != "/msi/token" or self.headers.get("X-IDENTITY-HEADER") != IDENTITY_HEADER:
+                return self._error(400, "BadRequest", "unknown identity request")
+            resource = query.get("resource", ["https://management.azure.com"])[0]
+            self._send(
+                200,
+                {
+                    "access_token": f"emulator-token-{uuid.uuid4()}",
+                    "expires_on": str(int(time.time()) + 3600),
+                    "resource": resource,
+                    "token_type": "Bearer",
+                },
+            )
+
+        def _page(self, items: list[dict[str, Any]], query: dict[str, list[str]], path: str) -> None:
+            start = int(query.get("$skiptoken", ["0"])[0])
+            size = emulator.faults.page_size
+            page: dict[str, Any] = {"value": items[start : start + size]}
+            if start + size < len(items):
+                params = {"api-version": query["api-version"][0], "$skiptoken": str(start + size)}
+                page["nextLink"] = f"{emulator.endpoint}{path}?{urlencode(params)}"
+            self._send(200, page)
+
+        def _get(self, path: str, query: dict[str, list[str]]) -> None:
+            lowered = path.lower()
+            estate = emulator.estate
+            if lowered == "/subscriptions":
+                return self._page(estate.subscriptions, query, path)
+            match = re.fullmatch(r"/subscriptions/([^/]+)", lowered)
+            if match:
+                found = next((s for s in estate.subscriptions if s["subscriptionId"].lower() == match.group(1)), None)
+                return self._send(200, found) if found else self._error(404, "SubscriptionNotFound", "not found")
+            resource = estate.by_id.get(lowered)
+            if resource is not None:
+                return self._send(200, resource)
+            parent, _, child_type = path.rpartition("/")
+            if parent.lower() in estate.by_id:
+                return self._page(estate.children.get((parent.lower(), child_type.lower()), []), query, path)
+            return self._error(404, "ResourceNotFound", f"The resource '{path}' was not found.")
+
+        def _graph(self, request: dict[str, Any]) -> None:
+            estate = emulator.estate
+            options = request.get("options") or {}
+            query = str(request.get("query", ""))
+            subscriptions = [s.lower() for s in request.get("subscriptions") or []]
+            groups = request.get("managementGroups") or []
+            denied = [s for s in subscriptions if s in {d.lower() for d in emulator.faults.deny_subscriptions}]
+            if denied:
+                return self._denied(denied[0])
+            if "resourcecontainers" in query.lower():
+                members = {s.lower() for g in groups for s in estate.management_groups.get(g, [])}
+                rows = [
+                    {"id": s["id"], "subscriptionId": s["subscriptionId"], "name": s["displayName"]}
+                    for s in estate.subscriptions
+                    if not groups or s["subscriptionId"].lower() in members
+                ]
+            else:
+                types_match = _TYPES_IN_QUERY.search(query)
+                wanted = (
+                    {t.strip().strip("'\"").lower() for t in types_match.group(1).split(",")} if types_match else None
+                )
+                rows = [
+                    r
+                    for r in estate.top_level
+                    if r["id"].split("/")[2].lower() in subscriptions
+                    and (wanted is None or r["type"].lower() in wanted)
+                ]
+                rows = [
+                    {**r, "subscriptionId": r["id"].split("/")[2], "resourceGroup": r["id"].split("/")[4]} for r in rows
+                ]
+            top = min(int(options.get("$top", 1000)), 1000)
+            skip = int(options.get("$skipToken") or 0)
+            page = rows[skip : skip + top]
+            result: dict[str, Any] = {
+                "totalRecords": len(rows),
+                "count": len(page),
+                "resultTruncated": "false",
+                "data": page,
+            }
+            if skip + top < len(rows):
+                result["$skipToken"] = str(skip + top)
+            self._send(200, result, {"x-ms-user-quota-remaining": "14", "x-ms-user-quota-resets-after": "00:00:05"})
+
+    return Handler

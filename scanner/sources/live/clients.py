@@ -1,0 +1,166 @@
+"""The one place the Azure SDK is configured: credential, cloud or endpoint, TLS, pipeline.
+
+Every client gets the same pipeline, built here without the SDK's automatic resource-provider
+registration (a POST, then unbounded polling, on a 409), with bounded retries that honour
+``Retry-After``. Underneath sits a transport that refuses any request that could write (only
+GET, and POST to Resource Graph, pass) and spaces requests with token buckets per subscription
+and for Resource Graph, so a large scan stays inside ARM's quotas.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+CLOUDS = {
+    "AzureCloud": ("https://management.azure.com", "login.microsoftonline.com"),
+    "AzureUSGovernment": ("https://management.usgovcloudapi.net", "login.microsoftonline.us"),
+    "AzureChinaCloud": ("https://management.chinacloudapi.cn", "login.chinacloudapi.cn"),
+}
+GRAPH_PATH = "/providers/microsoft.resourcegraph/resources"
+
+
+class ReadOnlyViolation(RuntimeError):
+    """A scan tried to send a request that could change Azure. This is a bug, never allowed."""
+
+
+class TokenBucket:
+    """``rate`` requests a second on average, ``burst`` at once."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.capacity = rate, float(burst)
+        self.tokens = float(burst)
+        self.updated = time.monotonic()
+        self.lock = threading.Lock()
+
+    def acquire(self) -> None:
+        while True:
+            with self.lock:
+                now = time.monotonic()
+                self.tokens = min(self.capacity, self.tokens + (now - self.updated) * self.rate)
+                self.updated = now
+                if self.tokens >= 1:
+                    self.tokens -= 1
+                    return
+                wait = (1 - self.tokens) / self.rate
+            time.sleep(wait)
+
+
+@dataclass
+class RateLimits:
+    """Client-side limits, as azqr uses: ARM 20/s (burst 100) per subscription, Resource Graph 3/s (burst 15)."""
+
+    arm_rate: float = 20.0
+    arm_burst: int = 100
+    graph_rate: float = 3.0
+    graph_burst: int = 15
+    _buckets: dict[str, TokenBucket] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def bucket(self, url: str) -> TokenBucket:
+        path = urlsplit(url).path.lower()
+        if path.endswith(GRAPH_PATH):
+            key, rate, burst = "graph", self.graph_rate, self.graph_burst
+        else:
+            parts = path.split("/")
+            key = parts[2] if len(parts) > 2 and parts[1] == "subscriptions" else "tenant"
+            rate, burst = self.arm_rate, self.arm_burst
+        with self._lock:
+            if key not in self._buckets:
+                self._buckets[key] = TokenBucket(rate, burst)
+            return self._buckets[key]
+
+
+def _transport(limits: RateLimits, verify: str | bool, counter: list[int]) -> Any:
+    import requests
+    from azure.core.pipeline.transport import RequestsTransport
+
+    class ReadOnlyTransport(RequestsTransport):  # type: ignore[misc]
+        def send(self, request: Any, **kwargs: Any) -> Any:
+            method = request.method.upper()
+            path = urlsplit(request.url).path.lower()
+            if method not in ("GET", "HEAD") and not (method == "POST" and path.endswith(GRAPH_PATH)):
+                raise ReadOnlyViolation(f"refused {method} {request.url}: azai scans are read-only")
+            limits.bucket(request.url).acquire()
+            counter[0] += 1
+            return super().send(request, **kwargs)
+
+    session = requests.Session()
+    adapter = requests.adapters.HTTPAdapter(pool_connections=64, pool_maxsize=64)
+    session.mount("https://", adapter)
+    return ReadOnlyTransport(session=session, session_owner=False, connection_verify=verify)
+
+
+class ClientFactory:
+    """Builds every azure-mgmt client from one credential, endpoint, transport and pipeline."""
+
+    def __init__(
+        self, cloud: str = "AzureCloud", arm_endpoint: str | None = None, limits: RateLimits | None = None
+    ) -> None:
+        from azure.identity import DefaultAzureCredential
+
+        manager, authority = CLOUDS[cloud]
+        self.base_url = (arm_endpoint or manager).rstrip("/")
+        self.scope = f"{manager}/.default"
+        self.credential = DefaultAzureCredential(authority=authority, exclude_interactive_browser_credential=True)
+        verify: str | bool = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("SSL_CERT_FILE") or True
+        self.requests = [0]
+        self.transport = _transport(limits or RateLimits(), verify, self.requests)
+
+    def _policies(self) -> list[Any]:
+        """The SDK's default ARM pipeline minus ARMAutoResourceProviderRegistrationPolicy."""
+        from azure.core.pipeline import policies
+        from azure.mgmt.core.policies import ARMChallengeAuthenticationPolicy, ARMHttpLoggingPolicy
+
+        from scanner import __version__
+
+        return [
+            policies.RequestIdPolicy(),
+            policies.HeadersPolicy(),
+            policies.UserAgentPolicy(user_agent=f"azai/{__version__}"),
+            policies.ProxyPolicy(),
+            policies.ContentDecodePolicy(),
+            policies.RedirectPolicy(),
+            policies.RetryPolicy(retry_total=6, retry_backoff_factor=0.8, retry_backoff_max=60, timeout=600),
+            ARMChallengeAuthenticationPolicy(self.credential, self.scope),
+            policies.CustomHookPolicy(),
+            policies.NetworkTraceLoggingPolicy(),
+            policies.DistributedTracingPolicy(),
+            policies.SensitiveHeaderCleanupPolicy(),
+            ARMHttpLoggingPolicy(),
+        ]
+
+    def _kwargs(self) -> dict[str, Any]:
+        return {
+            "base_url": self.base_url,
+            "policies": self._policies(),
+            "transport": self.transport,
+            "credential_scopes": [self.scope],
+        }
+
+    def subscriptions(self) -> Any:
+        from azure.mgmt.resource.subscriptions import SubscriptionClient
+
+        return SubscriptionClient(self.credential, **self._kwargs())
+
+    def graph(self) -> Any:
+        from azure.mgmt.resourcegraph import ResourceGraphClient
+
+        return ResourceGraphClient(self.credential, **self._kwargs())
+
+    def resources(self, subscription: str) -> Any:
+        from azure.mgmt.resource.resources import ResourceManagementClient
+
+        return ResourceManagementClient(self.credential, subscription, **self._kwargs())
+
+    def containers(self, subscription: str) -> Any:
+        from azure.mgmt.containerservice import ContainerServiceClient
+
+        return ContainerServiceClient(self.credential, subscription, **self._kwargs())
+
+    def close(self) -> None:
+        self.credential.close()

@@ -1,0 +1,294 @@
+"""Collecting a live estate: Resource Graph discovery, then details only where Graph lacks them.
+
+Resource Graph returns the AI-relevant resources of up to 300 subscriptions per query, in
+pages of 1000, with their full ARM properties. Three things it does not hold in full are read
+per parent, concurrently: a cluster's agent pools (containerservice client), a workspace's
+computes and online and serverless endpoints (through the SDK pipeline with a current
+api-version, since azure-mgmt-machinelearningservices 1.0.1 targets 2020-08-01 and has neither
+endpoints nor idle shutdown), and a Container App's auth configurations.
+
+A 403, 404, timeout or exhausted retry narrows coverage and never stops the scan; each becomes
+a `CoverageGap` that every report shows. An authentication failure ends the run.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from scanner import azure_types as T
+from scanner.errors import InputError
+from scanner.model import Origin, Resource, parse_resource_id
+from scanner.sources.live.clients import ClientFactory
+
+GRAPH_TYPES = (
+    T.WORKSPACE,
+    T.MANAGED_CLUSTER,
+    T.STORAGE_ACCOUNT,
+    T.COGNITIVE_ACCOUNT,
+    T.CONTAINER_APP,
+    T.CONTAINER_APP_ENVIRONMENT,
+    T.VIRTUAL_MACHINE,
+    T.VM_SCALE_SET,
+    T.KEY_VAULT,
+    T.CONTAINER_REGISTRY,
+)
+SUBSCRIPTIONS_QUERY = (
+    "resourcecontainers | where type =~ 'microsoft.resources/subscriptions' "
+    "| project id, subscriptionId | order by id asc"
+)
+SUBSCRIPTIONS_PER_QUERY = 300
+PAGE_SIZE = 1000
+ML_API = "2025-12-01"
+APPS_API = "2024-03-01"
+WORKSPACE_CHILDREN = ("computes", "onlineEndpoints", "serverlessEndpoints")
+
+
+@dataclass(frozen=True)
+class CoverageGap:
+    """Something the scan could not see, and why; findings there were not checked."""
+
+    scope: str
+    status: int | None
+    reason: str
+
+
+@dataclass
+class LiveScope:
+    subscriptions: list[str] = field(default_factory=list)
+    management_groups: list[str] = field(default_factory=list)
+    all_subscriptions: bool = False
+
+    @property
+    def requested(self) -> bool:
+        return bool(self.subscriptions or self.management_groups or self.all_subscriptions)
+
+
+@dataclass
+class LiveInventory:
+    resources: list[Resource]
+    subscriptions: list[str]
+    coverage: list[CoverageGap]
+    requests: int
+
+
+class Progress:
+    """A one-line progress display on a terminal; silent in pipes and CI."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.scopes = self.scopes_total = self.resources = 0
+
+    def update(self, *, scopes: int = 0, scopes_total: int | None = None, resources: int = 0) -> None:
+        self.scopes += scopes
+        self.resources += resources
+        if scopes_total is not None:
+            self.scopes_total = scopes_total
+        if self.enabled:
+            sys.stderr.write(f"\razai: {self.scopes}/{self.scopes_total} scopes, {self.resources} resources")
+            sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\n")
+
+
+def _kql() -> str:
+    types = ", ".join(f"'{t.lower()}'" for t in GRAPH_TYPES)
+    return (
+        f"resources | where type in~ ({types}) "
+        "| project id, name, type, location, kind, sku, identity, tags, properties, zones, "
+        "subscriptionId, resourceGroup "
+        "| order by id asc"
+    )
+
+
+def _status(exc: Exception) -> int | None:
+    response = getattr(exc, "response", None)
+    return getattr(exc, "status_code", None) or getattr(response, "status_code", None)
+
+
+def _reason(exc: Exception) -> str:
+    error = getattr(exc, "error", None)
+    code = getattr(error, "code", None)
+    text = str(getattr(exc, "message", None) or exc).splitlines()[0]
+    return f"{code}: {text}" if code else text
+
+
+def _is_auth_failure(exc: Exception) -> bool:
+    from azure.core.exceptions import ClientAuthenticationError
+
+    return isinstance(exc, ClientAuthenticationError) or _status(exc) == 401
+
+
+class Collector:
+    def __init__(self, factory: ClientFactory, progress: Progress, workers: int = 16) -> None:
+        self.factory = factory
+        self.progress = progress
+        self.workers = workers
+        self.coverage: list[CoverageGap] = []
+
+    def _guard(self, scope: str, action: Callable[[], Any], gaps: list[CoverageGap] | None = None) -> Any:
+        """Run one call; an access or availability failure becomes a coverage gap."""
+        from azure.core.exceptions import AzureError
+
+        try:
+            return action()
+        except AzureError as exc:
+            if _is_auth_failure(exc):
+                raise InputError(f"authentication failed: {_reason(exc)}") from None
+            (self.coverage if gaps is None else gaps).append(CoverageGap(scope, _status(exc), _reason(exc)))
+            return None
+
+    def subscriptions(self, scope: LiveScope) -> list[str]:
+        found = list(dict.fromkeys(s.lower() for s in scope.subscriptions))
+        if scope.all_subscriptions:
+            listed = self._guard(
+                "/subscriptions", lambda: [s.subscription_id for s in self.factory.subscriptions().subscriptions.list()]
+            )
+            found += [s.lower() for s in listed or [] if s.lower() not in found]
+        for group in scope.management_groups:
+            rows = self._graph_rows(
+                SUBSCRIPTIONS_QUERY,
+                management_groups=[group],
+                scope=f"/providers/Microsoft.Management/managementGroups/{group}",
+            )
+            found += [r["subscriptionId"].lower() for r in rows if r["subscriptionId"].lower() not in found]
+        return found
+
+    def _graph_rows(
+        self,
+        query: str,
+        scope: str,
+        subscriptions: list[str] | None = None,
+        management_groups: list[str] | None = None,
+        gaps: list[CoverageGap] | None = None,
+    ) -> list[dict[str, Any]]:
+        from azure.mgmt.resourcegraph.models import QueryRequest, QueryRequestOptions
+
+        client = self.factory.graph()
+        rows: list[dict[str, Any]] = []
+        token: str | None = None
+        while True:
+            request = QueryRequest(
+                query=query,
+                subscriptions=subscriptions,
+                management_groups=management_groups,
+                options=QueryRequestOptions(
+                    top=PAGE_SIZE, skip_token=token, result_format="objectArray", allow_partial_scopes=True
+                ),
+            )
+            response = self._guard(scope, functools.partial(client.resources, request), gaps)
+            if response is None:
+                return rows
+            rows.extend(response.data)
+            token = response.skip_token
+            if not token:
+                return rows
+
+    def discover(self, subscriptions: list[str]) -> Iterator[dict[str, Any]]:
+        """AI-relevant resources of these subscriptions, batch by batch; denied ones are isolated."""
+        batches = [
+            subscriptions[i : i + SUBSCRIPTIONS_PER_QUERY]
+            for i in range(0, len(subscriptions), SUBSCRIPTIONS_PER_QUERY)
+        ]
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            for rows in pool.map(self._discover_batch, batches):
+                yield from rows
+
+    def _discover_batch(self, batch: list[str]) -> list[dict[str, Any]]:
+        """One Resource Graph query over a batch; a 403 is narrowed down to the denied subscriptions."""
+        gaps: list[CoverageGap] = []
+        scope = f"/subscriptions/{batch[0]}" if len(batch) == 1 else f"{len(batch)} subscriptions"
+        rows = self._graph_rows(_kql(), scope, subscriptions=batch, gaps=gaps)
+        if gaps and gaps[0].status == 403 and len(batch) > 1:
+            half = len(batch) // 2
+            return self._discover_batch(batch[:half]) + self._discover_batch(batch[half:])
+        self.coverage.extend(gaps)
+        self.progress.update(scopes=len(batch), resources=len(rows))
+        return rows
+
+    def details(self, parent: dict[str, Any]) -> list[dict[str, Any]]:
+        kind = parent["type"].lower()
+        subscription, group, name = parent["subscriptionId"], parent["resourceGroup"], parent["name"]
+        if kind == T.MANAGED_CLUSTER.lower():
+            client = self.factory.containers(subscription)
+            pools = self._guard(
+                f"{parent['id']}/agentPools", lambda: [p.as_dict() for p in client.agent_pools.list(group, name)]
+            )
+            return [self._arm_body(p, f"{parent['id']}/agentPools") for p in pools or []]
+        if kind == T.WORKSPACE.lower():
+            out: list[dict[str, Any]] = []
+            for child in WORKSPACE_CHILDREN:
+                out += self._list_raw(subscription, f"{parent['id']}/{child}", ML_API)
+            return out
+        if kind == T.CONTAINER_APP.lower():
+            return self._list_raw(subscription, f"{parent['id']}/authConfigs", APPS_API)
+        return []
+
+    def _arm_body(self, model: dict[str, Any], collection: str) -> dict[str, Any]:
+        """An SDK model's dict in ARM REST shape (the SDK flattens ``properties``)."""
+        if "properties" in model:
+            return model
+        top: dict[str, Any] = {k: model[k] for k in ("id", "name", "type") if k in model}
+        top["id"] = top.get("id") or f"{collection}/{model.get('name')}"
+        top["type"] = top.get("type") or T.AGENT_POOL
+        top["properties"] = {k: v for k, v in model.items() if k not in ("id", "name", "type")}
+        return top
+
+    def _list_raw(self, subscription: str, url: str, api_version: str) -> list[dict[str, Any]]:
+        from azure.core.rest import HttpRequest
+
+        client = self.factory.resources(subscription)
+
+        def fetch() -> list[dict[str, Any]]:
+            items: list[dict[str, Any]] = []
+            request = HttpRequest("GET", url, params={"api-version": api_version})
+            while True:
+                response = client.send_request(request)
+                response.raise_for_status()
+                page = response.json()
+                items.extend(page.get("value") or [])
+                link = page.get("nextLink")
+                if not link:
+                    return items
+                request = HttpRequest("GET", link)
+
+        return self._guard(url, fetch) or []
+
+
+def collect_live(scope: LiveScope, factory: ClientFactory, progress: Progress) -> LiveInventory:
+    collector = Collector(factory, progress)
+    subscriptions = collector.subscriptions(scope)
+    progress.update(scopes_total=len(subscriptions))
+    bodies: list[dict[str, Any]] = []
+    parents: list[dict[str, Any]] = []
+    for row in collector.discover(subscriptions):
+        bodies.append(row)
+        if row["type"].lower() in (T.MANAGED_CLUSTER.lower(), T.WORKSPACE.lower(), T.CONTAINER_APP.lower()):
+            parents.append(row)
+    with ThreadPoolExecutor(max_workers=collector.workers) as pool:
+        for children in pool.map(collector.details, parents):
+            bodies.extend(children)
+            progress.update(resources=len(children))
+    progress.done()
+    resources = [_resource(body) for body in bodies]
+    resources.sort(key=lambda r: r.id.lower())
+    coverage = sorted(collector.coverage, key=lambda g: g.scope.lower())
+    return LiveInventory(resources, subscriptions, coverage, factory.requests[0])
+
+
+def _resource(body: dict[str, Any]) -> Resource:
+    clean = {k: v for k, v in body.items() if k not in ("subscriptionId", "resourceGroup")}
+    parsed = parse_resource_id(clean["id"])
+    return Resource(
+        id=clean["id"],
+        type=parsed.resource_type or clean.get("type", ""),
+        name=parsed.name_chain or clean.get("name", ""),
+        body=clean,
+        origin=Origin(kind="live", file=None),
+    )
