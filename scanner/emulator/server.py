@@ -35,9 +35,9 @@ _TYPES_IN_QUERY = re.compile(r"type\s+in~\s*\(([^)]*)\)", re.IGNORECASE)
 class Faults:
     """Failures to inject. Counters are per emulator, so runs are deterministic."""
 
-    throttle_every: int = 0  # every Nth ARM request answers 429 once, with Retry-After
+    throttle_every: int = 0  # every Nth new ARM request answers 429 with Retry-After; its retry succeeds
     retry_after_seconds: int = 1
-    error_every: int = 0  # every Nth ARM request answers 503 once
+    error_every: int = 0  # every Nth new ARM request answers 503; its retry succeeds
     latency_seconds: float = 0.0  # added to every response
     deny_subscriptions: set[str] = field(default_factory=set)  # 403 AuthorizationFailed
     page_size: int = 100  # ARM list page size (Resource Graph pages by $top, at most 1000)
@@ -60,6 +60,7 @@ class Emulator:
         self.log: list[LoggedRequest] = []
         self._lock = threading.Lock()
         self._counter = 0
+        self._faulted: set[str] = set()
         self._directory = tempfile.TemporaryDirectory(prefix="azai-emulator-")
         self.ca_bundle, key = make_certificate(Path(self._directory.name))
         self._arm = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self, tls=True))
@@ -105,10 +106,21 @@ class Emulator:
     def __exit__(self, *_: object) -> None:
         self.stop()
 
-    def next_count(self) -> int:
+    def fault_for(self, key: str) -> str | None:
+        """'throttle', 'error' or None for a request; a request already faulted once goes through."""
+        faults = self.faults
         with self._lock:
+            if key in self._faulted:
+                return None
             self._counter += 1
-            return self._counter
+            kind = None
+            if faults.throttle_every and self._counter % faults.throttle_every == 0:
+                kind = "throttle"
+            elif faults.error_every and self._counter % faults.error_every == 0:
+                kind = "error"
+            if kind:
+                self._faulted.add(key)
+            return kind
 
     def record(self, entry: LoggedRequest) -> None:
         with self._lock:
@@ -185,12 +197,12 @@ def _handler(emulator: Emulator, tls: bool) -> type[BaseHTTPRequestHandler]:
                 return self._error(
                     400, "MissingApiVersionParameter", "The api-version query parameter (?api-version=) is required."
                 )
-            count = emulator.next_count()
-            if faults.throttle_every and count % faults.throttle_every == 0:
+            fault = emulator.fault_for(f"{self.command} {self.path} {json.dumps(body, sort_keys=True)}")
+            if fault == "throttle":
                 seconds = faults.retry_after_seconds
                 message = f"Number of 'read' requests exceeded the limit. Please try again after '{seconds}' seconds."
                 return self._error(429, "SubscriptionRequestsThrottled", message, {"Retry-After": str(seconds)})
-            if faults.error_every and count % faults.error_every == 0:
+            if fault == "error":
                 return self._error(503, "ServiceUnavailable", "The service is temporarily unavailable.")
             if self.command == "POST" and path.lower() == "/providers/microsoft.resourcegraph/resources":
                 return self._graph(body or {})
@@ -243,6 +255,16 @@ def _handler(emulator: Emulator, tls: bool) -> type[BaseHTTPRequestHandler]:
             if match:
                 found = next((s for s in estate.subscriptions if s["subscriptionId"].lower() == match.group(1)), None)
                 return self._send(200, found) if found else self._error(404, "SubscriptionNotFound", "not found")
+            match = re.fullmatch(r"/subscriptions/([^/]+)/resources", lowered)
+            if match:  # generic resource list, optionally $filter=resourceType eq '...'
+                wanted = re.search(r"resourcetype eq '([^']+)'", query.get("$filter", [""])[0], re.IGNORECASE)
+                items = [
+                    r
+                    for r in estate.top_level
+                    if r["id"].split("/")[2].lower() == match.group(1)
+                    and (not wanted or r["type"].lower() == wanted.group(1).lower())
+                ]
+                return self._page(items, query, path)
             resource = estate.by_id.get(lowered)
             if resource is not None:
                 return self._send(200, resource)

@@ -9,6 +9,7 @@ and for Resource Graph, so a large scan stays inside ARM's quotas.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -103,6 +104,11 @@ class ClientFactory:
     ) -> None:
         from azure.identity import DefaultAzureCredential
 
+        if not os.environ.get("AZAI_DEBUG"):
+            # azure-identity logs every failed credential attempt at WARNING, a dozen lines on
+            # stderr; azai reports one line instead. AZAI_DEBUG=1 shows them again.
+            logging.getLogger("azure").addHandler(logging.NullHandler())
+            logging.getLogger("azure").propagate = False
         manager, authority = CLOUDS[cloud]
         self.base_url = (arm_endpoint or manager).rstrip("/")
         self.scope = f"{manager}/.default"
@@ -125,7 +131,9 @@ class ClientFactory:
             policies.ProxyPolicy(),
             policies.ContentDecodePolicy(),
             policies.RedirectPolicy(),
-            policies.RetryPolicy(retry_total=6, retry_backoff_factor=0.8, retry_backoff_max=60, timeout=600),
+            policies.RetryPolicy(
+                retry_total=6, retry_status=6, retry_backoff_factor=0.8, retry_backoff_max=60, timeout=600
+            ),
             ARMChallengeAuthenticationPolicy(self.credential, self.scope),
             policies.CustomHookPolicy(),
             policies.NetworkTraceLoggingPolicy(),

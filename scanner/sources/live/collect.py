@@ -152,26 +152,27 @@ class Collector:
             )
             found += [s.lower() for s in listed or [] if s.lower() not in found]
         for group in scope.management_groups:
-            rows = self._graph_rows(
+            pages = self._graph_pages(
                 SUBSCRIPTIONS_QUERY,
                 management_groups=[group],
                 scope=f"/providers/Microsoft.Management/managementGroups/{group}",
             )
+            rows = [row for page in pages for row in page]
             found += [r["subscriptionId"].lower() for r in rows if r["subscriptionId"].lower() not in found]
         return found
 
-    def _graph_rows(
+    def _graph_pages(
         self,
         query: str,
         scope: str,
         subscriptions: list[str] | None = None,
         management_groups: list[str] | None = None,
         gaps: list[CoverageGap] | None = None,
-    ) -> list[dict[str, Any]]:
+    ) -> Iterator[list[dict[str, Any]]]:
+        """Resource Graph result pages, following ``skip_token``; a failure ends them with a gap."""
         from azure.mgmt.resourcegraph.models import QueryRequest, QueryRequestOptions
 
         client = self.factory.graph()
-        rows: list[dict[str, Any]] = []
         token: str | None = None
         while True:
             request = QueryRequest(
@@ -184,33 +185,37 @@ class Collector:
             )
             response = self._guard(scope, functools.partial(client.resources, request), gaps)
             if response is None:
-                return rows
-            rows.extend(response.data)
+                return
+            yield list(response.data)
             token = response.skip_token
             if not token:
-                return rows
+                return
 
     def discover(self, subscriptions: list[str]) -> Iterator[dict[str, Any]]:
-        """AI-relevant resources of these subscriptions, batch by batch; denied ones are isolated."""
-        batches = [
-            subscriptions[i : i + SUBSCRIPTIONS_PER_QUERY]
-            for i in range(0, len(subscriptions), SUBSCRIPTIONS_PER_QUERY)
-        ]
-        with ThreadPoolExecutor(max_workers=4) as pool:
-            for rows in pool.map(self._discover_batch, batches):
-                yield from rows
+        """AI-relevant resources of these subscriptions, page by page, so details can start early.
 
-    def _discover_batch(self, batch: list[str]) -> list[dict[str, Any]]:
-        """One Resource Graph query over a batch; a 403 is narrowed down to the denied subscriptions."""
+        Batches run one after another: Resource Graph's quota (about 15 queries per 5 seconds)
+        bounds throughput, so parallel batches would only delay every batch's first page.
+        """
+        for start in range(0, len(subscriptions), SUBSCRIPTIONS_PER_QUERY):
+            yield from self._discover_batch(subscriptions[start : start + SUBSCRIPTIONS_PER_QUERY])
+
+    def _discover_batch(self, batch: list[str]) -> Iterator[dict[str, Any]]:
+        """One query over a batch; a 403 before any row is narrowed down to the denied subscriptions."""
         gaps: list[CoverageGap] = []
         scope = f"/subscriptions/{batch[0]}" if len(batch) == 1 else f"{len(batch)} subscriptions"
-        rows = self._graph_rows(_kql(), scope, subscriptions=batch, gaps=gaps)
-        if gaps and gaps[0].status == 403 and len(batch) > 1:
+        found = False
+        for page in self._graph_pages(_kql(), scope, subscriptions=batch, gaps=gaps):
+            found = True
+            self.progress.update(resources=len(page))
+            yield from page
+        if gaps and gaps[0].status == 403 and len(batch) > 1 and not found:
             half = len(batch) // 2
-            return self._discover_batch(batch[:half]) + self._discover_batch(batch[half:])
+            yield from self._discover_batch(batch[:half])
+            yield from self._discover_batch(batch[half:])
+            return
         self.coverage.extend(gaps)
-        self.progress.update(scopes=len(batch), resources=len(rows))
-        return rows
+        self.progress.update(scopes=len(batch))
 
     def details(self, parent: dict[str, Any]) -> list[dict[str, Any]]:
         kind = parent["type"].lower()
@@ -266,13 +271,15 @@ def collect_live(scope: LiveScope, factory: ClientFactory, progress: Progress) -
     subscriptions = collector.subscriptions(scope)
     progress.update(scopes_total=len(subscriptions))
     bodies: list[dict[str, Any]] = []
-    parents: list[dict[str, Any]] = []
-    for row in collector.discover(subscriptions):
-        bodies.append(row)
-        if row["type"].lower() in (T.MANAGED_CLUSTER.lower(), T.WORKSPACE.lower(), T.CONTAINER_APP.lower()):
-            parents.append(row)
+    parents = (T.MANAGED_CLUSTER.lower(), T.WORKSPACE.lower(), T.CONTAINER_APP.lower())
     with ThreadPoolExecutor(max_workers=collector.workers) as pool:
-        for children in pool.map(collector.details, parents):
+        pending = []
+        for row in collector.discover(subscriptions):
+            bodies.append(row)
+            if row["type"].lower() in parents:
+                pending.append(pool.submit(collector.details, row))
+        for future in pending:
+            children = future.result()
             bodies.extend(children)
             progress.update(resources=len(children))
     progress.done()

@@ -1,0 +1,49 @@
+"""Estates for live tests, made from the what-if fixtures: the same resources, as Azure returns them.
+
+What-if ``after`` bodies are ARM resources with real ids, so each rule's what-if fixture becomes
+a live estate; clusters also get their pools as child resources, as the agentPools API returns
+them, and the test expects the same failing, passing and undetermined resources as the what-if.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+from scanner.emulator.estate import Estate
+from scanner.model import parse_resource_id
+
+SCANNED = {"Create", "Modify", "NoChange", "Deploy"}
+
+
+def estate_from_whatif(path: Path) -> Estate:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    changes = document.get("properties", document).get("changes", [])
+    resources: dict[str, dict[str, Any]] = {}
+    for change in changes:
+        if change.get("changeType") in SCANNED and isinstance(change.get("after"), dict):
+            body = copy.deepcopy(change["after"])
+            body.pop("apiVersion", None)
+            resources[body["id"].lower()] = body
+    for body in list(resources.values()):
+        if parse_resource_id(body["id"]).resource_type == "Microsoft.ContainerService/managedClusters":
+            for profile in body.get("properties", {}).get("agentPoolProfiles", []):
+                pool_id = f"{body['id']}/agentPools/{profile['name']}"
+                if pool_id.lower() not in resources:
+                    properties = {k: v for k, v in profile.items() if k != "name"}
+                    resources[pool_id.lower()] = {
+                        "id": pool_id,
+                        "name": profile["name"],
+                        "type": "Microsoft.ContainerService/managedClusters/agentPools",
+                        "properties": properties,
+                    }
+    subscriptions = sorted({r["id"].split("/")[2] for r in resources.values()})
+    return Estate(
+        [
+            {"id": f"/subscriptions/{s}", "subscriptionId": s, "displayName": s, "state": "Enabled"}
+            for s in subscriptions
+        ],
+        sorted(resources.values(), key=lambda r: r["id"].lower()),
+    )

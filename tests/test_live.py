@@ -1,0 +1,265 @@
+"""Live scans end to end: real azure-mgmt clients and an unchanged DefaultAzureCredential, over
+HTTPS, against the project's ARM emulator on 127.0.0.1. No mocks of the SDK."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from scanner.emulator.estate import Estate, demo_estate_path, generate_estate
+from scanner.emulator.server import Emulator, Faults
+from scanner.engine import ScanResult
+from scanner.scan import ScanRequest, run_scan
+from scanner.sources.live.collect import LiveScope
+from tests.conftest import FIXTURES, ROOT, run_cli, scan
+from tests.live_estates import estate_from_whatif
+
+
+@pytest.fixture
+def serve(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+    """Start emulators; the environment points DefaultAzureCredential and TLS trust at the last one."""
+    started: list[Emulator] = []
+
+    def start(estate: Estate, faults: Faults | None = None) -> Emulator:
+        emulator = Emulator(estate, faults).start()
+        for key, value in emulator.environment().items():
+            monkeypatch.setenv(key, value)
+        started.append(emulator)
+        return emulator
+
+    yield start
+    for emulator in started:
+        emulator.stop()
+
+
+def live_scan(emulator: Emulator, **scope: object) -> ScanResult:
+    live = LiveScope(**scope) if scope else LiveScope(all_subscriptions=True)  # type: ignore[arg-type]
+    return run_scan(ScanRequest(paths=(), live=live, arm_endpoint=emulator.endpoint, fail_on="none"))
+
+
+def keys(result: ScanResult, rule: str | None = None) -> set[tuple[str, str, str, str]]:
+    return {
+        (f.check.id, f.resource.type, f.resource.name, f.violation.path)
+        for f in result.findings
+        if rule is None or f.check.id == rule
+    }
+
+
+@pytest.mark.parametrize("rule", ["AZAI-101", "AZAI-102", "AZAI-201", "AZAI-301"])
+def test_every_rule_on_live_resources_matches_its_fixture(serve, rule: str) -> None:  # type: ignore[no-untyped-def]
+    expected = json.loads((FIXTURES / "rules" / rule / "expected.json").read_text())["forms"]["whatif"]
+    emulator = serve(estate_from_whatif(FIXTURES / "rules" / rule / "whatif.json"))
+    result = live_scan(emulator)
+    failed = {f.resource.name for f in result.findings if f.check.id == rule}
+    undetermined = {u.resource.name for u in result.undetermined if u.check.id == rule}
+    assert failed == set(expected["fail"])
+    assert undetermined == set(expected["undetermined"])
+    passed = {r.name for c, r in result.passed if c.id == rule}
+    assert passed == set(expected["pass"])
+    assert result.complete and all(f.resource.origin.kind == "live" for f in result.findings)
+    assert emulator.writes() == []
+
+
+def test_demo_estate_live_matches_its_iac_twin_apart_from_idle_gpu(serve) -> None:  # type: ignore[no-untyped-def]
+    emulator = serve(Estate.load(demo_estate_path()))
+    live = live_scan(emulator)
+    for twin in ("plan.json", "template.json", "whatif.json"):
+        assert keys(scan(FIXTURES / "demo" / twin)) == keys(live) - keys(live, "AZAI-202")
+    assert {(u.check.id, u.resource.name) for u in live.undetermined} == {
+        ("AZAI-202", "ws-demo/train"),
+        ("AZAI-202", "ws-demo/notebook"),
+    }  # no utilization metrics yet: undetermined, never passed
+    assert emulator.writes() == []
+
+
+def test_paging_and_throttling_give_the_same_findings(serve) -> None:  # type: ignore[no-untyped-def]
+    estate = generate_estate(5, 30)
+    plain = serve(estate)
+    baseline = live_scan(plain)
+    paged = serve(estate, Faults(page_size=2, throttle_every=4, retry_after_seconds=1, error_every=7))
+    stressed = live_scan(paged)
+    assert keys(stressed) == keys(baseline) and len(baseline.findings) > 5
+    statuses = [r.status for r in paged.log]
+    assert statuses.count(429) > 0 and statuses.count(503) > 0
+    assert any("skiptoken" in r.query.lower() for r in paged.log)  # nextLink pages were followed
+    assert stressed.complete and paged.writes() == []
+
+
+def test_a_denied_subscription_is_a_coverage_gap_and_the_rest_is_scanned(serve) -> None:  # type: ignore[no-untyped-def]
+    estate = generate_estate(4, 10)
+    denied = estate.subscription_ids()[2]
+    emulator = serve(estate, Faults(deny_subscriptions={denied}))
+    result = live_scan(emulator)
+    assert [(g.scope, g.status) for g in result.coverage] == [(f"/subscriptions/{denied}", 403)]
+    assert "AuthorizationFailed" in result.coverage[0].reason
+    scanned = {f.resource.id.split("/")[2] for f in result.findings}
+    assert denied not in scanned and len(scanned) == 3
+    assert not result.complete
+
+
+def test_management_group_scope(serve) -> None:  # type: ignore[no-untyped-def]
+    estate = generate_estate(3, 10)
+    estate.management_groups = {"mg-ai": estate.subscription_ids()[:2]}
+    emulator = serve(estate)
+    result = live_scan(emulator, management_groups=["mg-ai"])
+    assert {f.resource.id.split("/")[2] for f in result.findings} == set(estate.subscription_ids()[:2])
+
+
+def _cli_env(emulator: Emulator, **overrides: str) -> dict[str, str]:
+    return {**os.environ, **emulator.environment(), "PYTHONPATH": str(ROOT), **overrides}
+
+
+def test_cli_scan_against_an_arm_endpoint_with_managed_identity_variables(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    emulator = serve(Estate.load(demo_estate_path()))
+    subscription = emulator.estate.subscription_ids()[0]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "scanner",
+            "scan",
+            "--subscription",
+            subscription,
+            "--arm-endpoint",
+            emulator.endpoint,
+            "--format",
+            "json",
+            "--fail-on",
+            "none",
+        ],
+        capture_output=True,
+        text=True,
+        env=_cli_env(emulator),
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["summary"]["findings"] == 8 and data["summary"]["complete"] is True
+    assert {f["source"] for f in data["findings"]} == {"live"}
+    assert emulator.writes() == []
+
+
+def test_authentication_failure_is_exit_2_with_one_line(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    emulator = serve(Estate.load(demo_estate_path()))
+    done = subprocess.run(
+        [sys.executable, "-m", "scanner", "scan", "--all-subscriptions", "--arm-endpoint", emulator.endpoint],
+        capture_output=True,
+        text=True,
+        env=_cli_env(emulator, IDENTITY_HEADER="wrong", PATH="/nonexistent"),
+        cwd=tmp_path,
+        timeout=180,
+    )
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert (
+        len(lines) == 1 and lines[0].startswith("azai: error: authentication failed") and "Traceback" not in done.stderr
+    )
+
+
+def test_incomplete_scan_exit_code_and_coverage_in_every_report(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    estate = generate_estate(2, 10)
+    emulator = serve(estate, Faults(deny_subscriptions={estate.subscription_ids()[1]}))
+    out = {fmt: tmp_path / f"r.{fmt}" for fmt in ("json", "sarif", "markdown", "junit")}
+    args = [a for fmt, path in out.items() for a in ("--format", fmt, "--output", str(path))]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "scanner",
+            "scan",
+            "--all-subscriptions",
+            "--arm-endpoint",
+            emulator.endpoint,
+            "--fail-on",
+            "none",
+            *args,
+            "--format",
+            "text",
+        ],
+        capture_output=True,
+        text=True,
+        env=_cli_env(emulator),
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.returncode == 3, done.stderr
+    assert "INCOMPLETE: 1 scope(s)" in done.stdout
+    assert json.loads(out["json"].read_text())["coverage"][0]["status"] == 403
+    notes = json.loads(out["sarif"].read_text())["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert any(n["message"]["text"].startswith("not scanned:") and n["level"] == "error" for n in notes)
+    assert "Incomplete: 1 scope(s) not scanned" in out["markdown"].read_text()
+    assert 'name="coverage"' in out["junit"].read_text()
+
+
+def test_live_sarif_points_at_the_saved_inventory_or_the_declaring_iac(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from reports import sarif
+
+    emulator = serve(Estate.load(demo_estate_path()))
+    inventory = tmp_path / "inventory.json"
+    result = run_scan(
+        ScanRequest(
+            paths=(),
+            live=LiveScope(all_subscriptions=True),
+            arm_endpoint=emulator.endpoint,
+            fail_on="none",
+            save_inventory=str(inventory),
+        )
+    )
+    saved = json.loads(inventory.read_text())
+    assert saved["azai_inventory"] == 1 and len(saved["resources"]) == 9
+    document = json.loads(sarif.render(result)[0])
+    run = document["runs"][0]
+    assert run["automationDetails"]["id"] == "azai/live/"
+    lines = inventory.read_text().splitlines()
+    for item in run["results"]:
+        location = item["locations"][0]
+        assert location["physicalLocation"]["artifactLocation"]["uri"].endswith("inventory.json")
+        arm_id = location["logicalLocations"][-1]["fullyQualifiedName"]
+        line = location["physicalLocation"]["region"]["startLine"]
+        assert arm_id.lower().startswith("/subscriptions/")
+        assert any(arm_id in text for text in lines[max(0, line - 30) : line])  # inside that resource's object
+
+    combined = run_scan(
+        ScanRequest(
+            paths=[str(FIXTURES / "demo" / "template.json")],
+            live=LiveScope(all_subscriptions=True),
+            arm_endpoint=emulator.endpoint,
+            fail_on="none",
+        )
+    )
+    live_findings = [f for f in combined.findings if f.resource.origin.kind == "live"]
+    assert live_findings and all(
+        f.resource.origin.file == str(FIXTURES / "demo" / "template.json") for f in live_findings
+    )
+    assert all(f.resource.id.startswith("/subscriptions/00000000") for f in live_findings)  # still the live ARM id
+
+
+def test_demo_command_runs(tmp_path: Path) -> None:
+    done = run_cli("demo", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "8 finding(s): 1 critical, 0 high, 7 medium, 0 low; 2 undetermined" in done.stdout
+    assert "0 writes" in done.stderr
+
+
+def test_the_transport_refuses_writes_and_registration_is_not_in_the_pipeline(serve) -> None:  # type: ignore[no-untyped-def]
+    from azure.core.rest import HttpRequest
+
+    from scanner.sources.live.clients import ClientFactory, ReadOnlyViolation
+
+    emulator = serve(Estate.load(demo_estate_path()))
+    factory = ClientFactory(arm_endpoint=emulator.endpoint)
+    client = factory.resources(emulator.estate.subscription_ids()[0])
+    names = [type(p).__name__ for p in factory._policies()]
+    assert "ARMAutoResourceProviderRegistrationPolicy" not in names and "RetryPolicy" in names
+    with pytest.raises(ReadOnlyViolation):
+        client.send_request(
+            HttpRequest("PUT", "/subscriptions/x/providers/Microsoft.Compute/register", params={"api-version": "1"})
+        )
+    assert emulator.writes() == []
