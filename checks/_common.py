@@ -61,3 +61,15 @@ def parse_duration(text: Any) -> timedelta | None:
         return None
     parts = {k: float(v) for k, v in match.groupdict().items() if v}
     return timedelta(**parts)
+
+
+def compute_region(compute: Resource, ctx: CheckContext) -> Any:
+    """Where an AML compute runs: ``computeLocation``, else its ``location``, else its workspace's
+    region (azurerm v4 compute instances declare none)."""
+    explicit = compute.get("properties.computeLocation")
+    if explicit is not None:
+        return explicit
+    if compute.location is not None:
+        return compute.location
+    workspace = ctx.inventory.parent(compute)
+    return workspace.location if workspace is not None else None

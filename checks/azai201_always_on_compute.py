@@ -4,11 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, cluster_name, parse_duration, pool_is_gpu, pool_mode, same_text
+from checks._common import WAF_AI, cluster_name, compute_region, parse_duration, pool_is_gpu, pool_mode, same_text
 from scanner import azure_types as T
 from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource
+from scanner.pricing import HOURS_PER_MONTH, Cost
 from scanner.unknown import Unknown, known
+
+# Without measurements, a compute instance is assumed used 8 hours on each working day.
+WORKING_DAYS_PER_MONTH = 21.7
+SCHEDULE_IDLE_HOURS = round(HOURS_PER_MONTH - 8 * WORKING_DAYS_PER_MONTH, 1)
+SCHEDULE_NOTE = (
+    f"used 8 h on each of {WORKING_DAYS_PER_MONTH} working days a month, idle the other {SCHEDULE_IDLE_HOURS} h"
+)
 
 
 @rule(
@@ -42,7 +50,7 @@ from scanner.unknown import Unknown, known
         ),
     ),
     help_uri=WAF_AI + "design-principles#cost-optimization",
-    options={"max_idle_before_shutdown": "PT4H"},
+    options={"max_idle_before_shutdown": "PT4H", "idle_below_percent": 10.0},
 )
 def always_on_compute(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     """AI compute that keeps billing while nobody uses it.
@@ -72,6 +80,20 @@ def always_on_compute(resource: Resource, ctx: CheckContext) -> Iterator[Violati
 
     - `max_idle_before_shutdown` (ISO-8601 duration, default `PT4H`): the longest idle time
       before shutdown that still counts as scaling to zero. Azure allows 15 minutes to 3 days.
+    - `idle_below_percent` (default 10): in a live scan with utilization metrics, the GPU
+      utilization below which a compute instance's hour counts as idle.
+
+    ## Waste estimate
+
+    Prices are Linux pay-as-you-go retail per region (`azai prices refresh`); a size or region
+    without a price gives an unknown cost with the reason, never $0.
+
+    - Clusters and GPU pools: always-on nodes x hourly price x 730 h a month.
+    - Compute instances: idle hours x hourly price. In a live scan with utilization metrics,
+      the idle hours are the measured share of the lookback window below
+      `idle_below_percent`, scaled to a month. Otherwise a schedule is assumed: used 8 hours on
+      each of 21.7 working days, idle the other 556.4 hours of the month; with an idle
+      shutdown longer than the limit, the extra hours after each working day.
 
     ## Why
 
@@ -88,14 +110,44 @@ def always_on_compute(resource: Resource, ctx: CheckContext) -> Iterator[Violati
     if same_text(compute_type, "AmlCompute"):
         minimum = known(resource.get("properties.properties.scaleSettings.minNodeCount", 0))
         if isinstance(minimum, (int, float)) and minimum > 0:
+            cost = ctx.prices.estimate(
+                resource.get("properties.properties.vmSize"),
+                compute_region(resource, ctx),
+                minimum,
+                HOURS_PER_MONTH,
+                "always-on nodes",
+                ("the minimum nodes run every hour of the month",),
+            )
             yield Violation(
                 f"AML compute cluster '{resource.name}' keeps {minimum:g} node(s) running (minNodeCount {minimum:g})",
                 "properties.properties.scaleSettings.minNodeCount",
                 minimum,
                 "0",
+                cost=cost,
             )
     elif same_text(compute_type, "ComputeInstance"):
         yield from _instance(resource, ctx)
+
+
+def _instance_cost(resource: Resource, ctx: CheckContext, extra_hours_per_day: float | None) -> Cost:
+    """Idle hours a month x price: measured in a live scan, else from a working-day schedule."""
+    size, region = resource.get("properties.properties.vmSize"), compute_region(resource, ctx)
+    measured = ctx.utilization.gpu_utilization(resource) if ctx.utilization else None
+    if measured is not None and measured.samples:
+        below = float(ctx.options.get("idle_below_percent", 10.0))
+        share = measured.idle_share(below)
+        note = f"idle (below {below:g}% {measured.metric}) {share:.0%} of {measured.window}, scaled to a month"
+        return ctx.prices.estimate(
+            size, region, 1, round(share * HOURS_PER_MONTH, 1), "idle hours of the instance", (note,), "medium"
+        )
+    if extra_hours_per_day is None:
+        hours, note = SCHEDULE_IDLE_HOURS, SCHEDULE_NOTE
+    else:
+        hours = min(round(extra_hours_per_day * WORKING_DAYS_PER_MONTH, 1), SCHEDULE_IDLE_HOURS)
+        note = (
+            f"on {extra_hours_per_day:g} h longer than the limit after each of {WORKING_DAYS_PER_MONTH:g} working days"
+        )
+    return ctx.prices.estimate(size, region, 1, hours, "idle hours of the instance", (note,), "low")
 
 
 def _instance(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
@@ -114,17 +166,20 @@ def _instance(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
             path,
             None,
             f"an idleTimeBeforeShutdown of at most {limit_text}",
+            cost=_instance_cost(resource, ctx, None),
         )
         return
     duration = parse_duration(idle)
     if duration is None:
         known(Unknown(f"idleTimeBeforeShutdown {idle!r} is not an ISO-8601 duration", path=path))
     if limit is not None and duration is not None and duration > limit:
+        extra = (duration - limit).total_seconds() / 3600
         yield Violation(
             f"AML compute instance '{resource.name}' waits {idle} before shutting down (limit {limit_text})",
             path,
             idle,
             f"at most {limit_text}",
+            cost=_instance_cost(resource, ctx, extra),
         )
 
 
@@ -144,6 +199,7 @@ def _gpu_pool(pool: Resource, ctx: CheckContext) -> Iterator[Violation]:
                 "properties.minCount",
                 minimum,
                 "0",
+                cost=_pool_cost(pool, ctx, minimum),
             )
         return
     count = known(pool.get("properties.count", 1))
@@ -153,4 +209,17 @@ def _gpu_pool(pool: Resource, ctx: CheckContext) -> Iterator[Violation]:
             "properties.count",
             count,
             "autoscaling with minCount 0, or count 0",
+            cost=_pool_cost(pool, ctx, count),
         )
+
+
+def _pool_cost(pool: Resource, ctx: CheckContext, nodes: float) -> Cost:
+    cluster = ctx.inventory.pool_cluster(pool)
+    return ctx.prices.estimate(
+        pool.get("properties.vmSize"),
+        cluster.location if cluster is not None else None,
+        nodes,
+        HOURS_PER_MONTH,
+        "always-on GPU nodes",
+        ("the pool's minimum nodes run every hour of the month",),
+    )

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
-from checks._common import WAF_AI, same_text
+from checks._common import WAF_AI, compute_region, same_text
 from scanner import azure_types as T
 from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource
+from scanner.pricing import HOURS_PER_MONTH
 from scanner.unknown import Unknown, known
 
 
@@ -60,43 +62,63 @@ def idle_gpu(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
       batch job does not count as idle.
     - `lookback` (default `P7D`): the window, as in Azure Advisor's shutdown recommendation.
 
+    ## Waste estimate
+
+    Idle node hours x hourly price: the nodes measured, times the share of the window's
+    intervals below `max_average_percent`, scaled to 730 hours a month. For VMs and scale sets
+    the only ARM metric is CPU (there is no GPU metric without in-guest monitoring), so their
+    findings are marked low confidence.
+
     ## Why
 
     An idle GPU node costs the same as a busy one. Advisor's idle rules read CPU and network
     only, so an idle GPU behind a busy CPU goes unnoticed.
     """
-    if not _is_gpu_compute(resource, ctx):
+    size, region = _size_and_region(resource, ctx)
+    if size is None or not ctx.sizes.is_gpu(size):
         return
     source = ctx.utilization
     stats = source.gpu_utilization(resource) if source is not None else None
-    if stats is None:
+    if stats is None or not stats.samples:
         known(Unknown("no utilization metrics for this GPU resource"))
         return
     average_limit = float(ctx.options.get("max_average_percent", 10.0))
     peak_limit = float(ctx.options.get("max_peak_percent", 30.0))
     if stats.average_percent < average_limit and stats.maximum_percent < peak_limit:
+        share = stats.idle_share(average_limit)
+        cost = ctx.prices.estimate(
+            size,
+            region,
+            stats.nodes,
+            round(share * HOURS_PER_MONTH, 1),
+            "idle GPU node hours",
+            (f"{stats.nodes:g} node(s) idle in {share:.0%} of {stats.window} ({stats.metric}), scaled to a month",),
+            stats.confidence,
+        )
         yield Violation(
             f"GPU compute '{resource.name}' averaged {stats.average_percent:.1f}% {stats.metric} "
             f"(peak {stats.maximum_percent:.1f}%) over {stats.window}",
             "properties",
             {
-                "average_percent": stats.average_percent,
-                "maximum_percent": stats.maximum_percent,
+                "average_percent": round(stats.average_percent, 2),
+                "maximum_percent": round(stats.maximum_percent, 2),
                 "window": stats.window,
-                "node_hours": stats.node_hours,
+                "node_hours": round(stats.node_hours, 1),
                 "metric": stats.metric,
                 "confidence": stats.confidence,
             },
             f"average below {average_limit:g}% and peak below {peak_limit:g}% means idle",
+            cost=cost,
         )
 
 
-def _is_gpu_compute(resource: Resource, ctx: CheckContext) -> bool:
+def _size_and_region(resource: Resource, ctx: CheckContext) -> tuple[Any, Any]:
+    """The VM size that bills, and where; None for compute that is not a VM-backed cluster or instance."""
     if resource.type_key == T.VIRTUAL_MACHINE.lower():
-        return ctx.sizes.is_gpu(resource.get("properties.hardwareProfile.vmSize"))
+        return resource.get("properties.hardwareProfile.vmSize"), resource.location
     if resource.type_key == T.VM_SCALE_SET.lower():
-        return ctx.sizes.is_gpu(resource.get("sku.name"))
+        return resource.get("sku.name"), resource.location
     compute_type = known(resource.get("properties.computeType"))
     if not same_text(compute_type, "AmlCompute", "ComputeInstance"):
-        return False
-    return ctx.sizes.is_gpu(resource.get("properties.properties.vmSize"))
+        return None, None
+    return resource.get("properties.properties.vmSize"), compute_region(resource, ctx)

@@ -7,11 +7,12 @@ import json
 from typing import Any
 
 from reports.common import location, plain, severity_counts, uri
+from reports.cost import cost_json, summarize, summary_json
 from scanner import __version__
 from scanner.engine import ScanResult
 from scanner.policy import summarize_suppression
 
-SCHEMA_VERSION = "1.2"
+SCHEMA_VERSION = "1.3"
 
 
 def render(result: ScanResult) -> bytes:
@@ -43,7 +44,7 @@ def render(result: ScanResult) -> bytes:
                 "suppressed": f.suppression is not None,
                 "suppression": summarize_suppression(f.suppression),
                 "baseline_state": f.baseline_state,
-                "cost": None,
+                "cost": cost_json(f.cost),
             }
             for f in result.findings
         ],
@@ -64,6 +65,7 @@ def render(result: ScanResult) -> bytes:
             for u in result.undetermined
         ],
         "coverage": [dataclasses.asdict(gap) for gap in result.coverage],
+        "cost": summary_json(summarize(result)),
         "warnings": result.warnings,
         "summary": {
             "resources": result.resources_scanned,

@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections import Counter
 
 from reports.common import severity_counts
+from reports.cost import CostSummary, summarize
 from scanner import __version__
 from scanner.checkapi import Check, Pillar, Severity
 from scanner.engine import Finding, ScanResult
+from scanner.pricing import BASIS
 
 _ICON = {Severity.CRITICAL: "🔴", Severity.HIGH: "🟠", Severity.MEDIUM: "🟡", Severity.LOW: "🔵"}
 
@@ -55,6 +57,45 @@ def _rule_section(check: Check, findings: list[Finding]) -> list[str]:
     return lines
 
 
+def _money(value: float) -> str:
+    return f"${value:,.2f}"
+
+
+def _cost_section(summary: CostSummary) -> list[str]:
+    """Monthly waste, in the spirit of Infracost's pull-request comment."""
+    if not summary.with_cost and not summary.unknown:
+        return []
+    lines = [f"### 💸 Estimated waste: {_money(summary.total_monthly_usd)} a month", ""]
+    if summary.added_by_plans_usd:
+        lines += [
+            f"Merging these plans adds **{_money(summary.added_by_plans_usd)} a month** of always-on AI compute.",
+            "",
+        ]
+    lines += ["| rule | monthly |", "|---|---:|"]
+    lines += [f"| {_cell(rule)} | {_money(value)} |" for rule, value in summary.by_rule.items()]
+    lines += ["", "| resource group | monthly |", "|---|---:|"]
+    lines += [f"| {_cell(group)} | {_money(value)} |" for group, value in summary.by_resource_group.items()]
+    lines += ["", f"| owner (tag `{summary.owner_tag}`) | monthly |", "|---|---:|"]
+    lines += [f"| {_cell(owner)} | {_money(value)} |" for owner, value in summary.by_owner.items()]
+    lines += ["", "<details><summary>Top wasters and how each figure was computed</summary>", ""]
+    lines += ["| resource | rule | monthly | basis | price source |", "|---|---|---:|---|---|"]
+    for f in summary.top:
+        assert f.cost is not None and f.cost.price is not None and f.cost.monthly_usd is not None
+        source = f"[{f.cost.price.as_of}]({f.cost.price.source})"
+        lines.append(
+            f"| `{_cell(f.resource.name)}` | {f.check.id} | {_money(f.cost.monthly_usd)} | {_cell(f.cost.basis)}; "
+            f"{_cell('; '.join(f.cost.assumptions[:-1]))} | {source} |"
+        )
+    if summary.unknown:
+        lines += ["", f"Cost unknown for {len(summary.unknown)} finding(s), never counted as $0:", ""]
+        lines += [
+            f"- `{_cell(f.resource.name)}` ({f.check.id}): {_cell(f.cost.unknown_reason if f.cost else '')}"
+            for f in summary.unknown
+        ]
+    lines += ["", f"Prices: {BASIS}.", "", "</details>", ""]
+    return lines
+
+
 def render(result: ScanResult) -> bytes:
     active = [f for f in result.findings if f.suppression is None]
     suppressed = [f for f in result.findings if f.suppression is not None]
@@ -81,6 +122,7 @@ def render(result: ScanResult) -> bytes:
         new = sum(1 for f in active if f.baseline_state == "new")
         lines += ["", f"Against the baseline: {new} new, {len(active) - new} unchanged, {len(result.absent)} fixed."]
     lines.append("")
+    lines += _cost_section(summarize(result))
     for check in result.checks:
         group = [f for f in active if f.check.id == check.id]
         if group:

@@ -19,6 +19,7 @@ import sarif_om as om
 from jschema_to_python.to_json import to_json
 
 from reports.common import plain
+from reports.cost import cost_json
 from scanner import __version__
 from scanner.checkapi import Check, Severity
 from scanner.docgen import rule_markdown
@@ -116,7 +117,7 @@ def _result(finding: Finding, rule_index: int) -> om.Result:
                 "expected": finding.violation.expected,
             }
         ),
-        "cost": None,
+        "cost": cost_json(finding.cost),
     }
     result = om.Result(
         rule_id=finding.check.id,

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from reports.common import severity_counts
+from reports.cost import summarize
 from scanner import __version__
 from scanner.checkapi import Severity
 from scanner.engine import Finding, ScanResult, Undetermined
+from scanner.pricing import BASIS
 
 
 def _where(item: Finding | Undetermined) -> str:
@@ -62,6 +64,19 @@ def render(result: ScanResult) -> bytes:
         lines.append(f"COVERAGE ({len(result.coverage)}): not scanned, so not known to be compliant")
         for gap in result.coverage:
             lines.append(f"  {gap.scope} ({gap.status or 'no response'}): {gap.reason}")
+        lines.append("")
+    costs = summarize(result)
+    if costs.with_cost or costs.unknown:
+        lines.append(f"WASTE: ${costs.total_monthly_usd:,.2f} a month ({BASIS})")
+        for rule, value in costs.by_rule.items():
+            lines.append(f"  {rule}: ${value:,.2f}")
+        for finding in costs.top[:5]:
+            assert finding.cost is not None
+            lines.append(f"  top: {finding.resource.name}: {finding.cost.basis}")
+        if costs.added_by_plans_usd:
+            lines.append(f"  the plans add ${costs.added_by_plans_usd:,.2f} a month of always-on AI compute")
+        if costs.unknown:
+            lines.append(f"  cost unknown for {len(costs.unknown)} finding(s): no price for their size or region")
         lines.append("")
     for warning in result.warnings:
         lines.append(f"warning: {warning}")

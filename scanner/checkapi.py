@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 from scanner import vmsizes
 from scanner.model import Inventory, Resource
+from scanner.pricing import Cost, PriceBook
 from scanner.unknown import Unknown, UnknownValueError
 
 
@@ -87,18 +88,39 @@ class Violation:
     observed: Any
     expected: str
     severity: Severity | None = None
+    cost: Cost | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class GpuUtilization:
-    """Utilization evidence for one GPU resource over a lookback window."""
+    """Measured utilization of one GPU resource over a lookback window, one sample per interval."""
 
-    average_percent: float
-    maximum_percent: float
+    samples: tuple[float, ...]
+    interval_hours: float
     window: str
-    node_hours: float | None
+    nodes: float
     metric: str
     confidence: str
+
+    @property
+    def average_percent(self) -> float:
+        return sum(self.samples) / len(self.samples) if self.samples else 0.0
+
+    @property
+    def maximum_percent(self) -> float:
+        return max(self.samples, default=0.0)
+
+    @property
+    def hours(self) -> float:
+        return len(self.samples) * self.interval_hours
+
+    @property
+    def node_hours(self) -> float:
+        return self.hours * self.nodes
+
+    def idle_share(self, below_percent: float) -> float:
+        """The share of intervals whose utilization stayed below ``below_percent``."""
+        return sum(1 for s in self.samples if s < below_percent) / len(self.samples) if self.samples else 0.0
 
 
 class UtilizationSource(Protocol):
@@ -108,13 +130,17 @@ class UtilizationSource(Protocol):
 
 
 class SizeCatalog:
-    """VM size facts for checks; the bundled table by default."""
+    """VM size facts for checks: the bundled table, plus sizes a live scan's resource SKUs
+    confirmed to carry GPUs (``extra_gpu``, lower-cased)."""
+
+    def __init__(self, extra_gpu: frozenset[str] = frozenset()) -> None:
+        self.extra_gpu = extra_gpu
 
     def is_gpu(self, size: Any) -> bool:
         """True when the size carries a GPU. Unknown sizes raise, as any Unknown does."""
         if isinstance(size, Unknown):
             raise UnknownValueError(size)
-        return isinstance(size, str) and vmsizes.is_gpu_size(size)
+        return isinstance(size, str) and (vmsizes.is_gpu_size(size) or size.lower() in self.extra_gpu)
 
 
 @dataclass(frozen=True)
@@ -125,6 +151,7 @@ class CheckContext:
     options: Mapping[str, Any] = field(default_factory=dict)
     sizes: SizeCatalog = field(default_factory=SizeCatalog)
     utilization: UtilizationSource | None = None
+    prices: PriceBook = field(default_factory=PriceBook.load)
 
 
 CheckFunction = Callable[[Resource, CheckContext], Iterable[Violation]]

@@ -63,7 +63,7 @@ def main() -> None:
     """
 
 
-FORMATS = ("text", "json", "sarif", "markdown", "junit")
+FORMATS = ("text", "json", "sarif", "markdown", "junit", "html")
 
 
 def pair_outputs(formats: tuple[str, ...], outputs: tuple[str, ...]) -> list[tuple[str, str | None]]:
@@ -99,6 +99,10 @@ def render(fmt: str, result: ScanResult) -> tuple[bytes, list[str]]:
         from reports import junit
 
         return junit.render(result), []
+    if fmt == "html":
+        from reports import html
+
+        return html.render(result), []
     from reports import text
 
     return text.render(result), []
@@ -196,6 +200,8 @@ def _progress_wanted() -> bool:
 @click.option(
     "--save-inventory", metavar="FILE", help="Write the live inventory as JSON; SARIF results point at its lines."
 )
+@click.option("--prices", "prices_file", metavar="FILE", help="Price table [default: refreshed cache, else bundled].")
+@click.option("--owner-tag", metavar="KEY", help="Tag that names a resource's owner in cost totals [default: owner].")
 def scan(
     paths: tuple[str, ...],
     parameters_file: str | None,
@@ -215,6 +221,8 @@ def scan(
     cloud: str,
     arm_endpoint: str | None,
     save_inventory: str | None,
+    prices_file: str | None,
+    owner_tag: str | None,
 ) -> None:
     """Scan IaC files and live subscriptions.
 
@@ -249,10 +257,43 @@ def scan(
         arm_endpoint=arm_endpoint,
         save_inventory=save_inventory,
         progress=_progress_wanted(),
+        prices_file=prices_file,
+        owner_tag=owner_tag,
     )
     result = run_scan(request)
     write_reports(result, targets)
     sys.exit(exit_code(result))
+
+
+@main.group()
+def prices() -> None:
+    """The VM price table that waste estimates use."""
+
+
+@prices.command("refresh")
+@click.option(
+    "--region", "regions", multiple=True, metavar="REGION", help="Region to fetch (repeatable) [default: eastus]."
+)
+@click.option(
+    "--output", "-o", metavar="FILE", help="Table to write [default: the user cache, which scans read first]."
+)
+@click.option("--endpoint", default="https://prices.azure.com", show_default=True, help="Retail Prices API base URL.")
+def prices_refresh(regions: tuple[str, ...], output: str | None, endpoint: str) -> None:
+    """Fetch current Linux pay-as-you-go prices from the public Azure Retail Prices API.
+
+    Spot, Low Priority and Windows prices are excluded. The table is written atomically; if
+    any region fails, the old table is kept and the command exits 2.
+    """
+    from pathlib import Path
+
+    from scanner.prices_refresh import refresh
+    from scanner.pricing import cache_path
+
+    target = Path(output) if output else cache_path()
+    count, missing = refresh(regions or ("eastus",), target, endpoint)
+    click.echo(f"wrote {count} prices to {target}")
+    if missing:
+        click.echo(f"no price for {len(missing)} size/region pair(s): their costs stay unknown", err=True)
 
 
 @main.command()

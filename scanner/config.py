@@ -20,7 +20,7 @@ from scanner.errors import InputError
 from scanner.registry import find_check
 
 CONFIG_NAME = "azai.toml"
-_TOP_KEYS = {"fail-on", "select", "ignore", "rules", "suppressions"}
+_TOP_KEYS = {"fail-on", "select", "ignore", "rules", "suppressions", "owner-tag"}
 _SUPPRESSION_KEYS = {"rule", "resource", "justification", "expires"}
 
 
@@ -44,6 +44,7 @@ class Config:
     severities: dict[str, Severity] = field(default_factory=dict)
     options: dict[str, dict[str, Any]] = field(default_factory=dict)
     suppressions: list[Suppression] = field(default_factory=list)
+    owner_tag: str | None = None
 
 
 def find_config(start: Path) -> Path | None:
@@ -89,6 +90,10 @@ def parse_config(data: Mapping[str, Any], checks: list[Check], where: str) -> Co
     if fail_on is not None:
         _severity_or_none(str(fail_on), where, "fail-on")
         config.fail_on = str(fail_on)
+    owner = data.get("owner-tag")
+    if owner is not None and not isinstance(owner, str):
+        raise InputError(f"{where}: 'owner-tag' must be a tag name")
+    config.owner_tag = owner
     config.select = _strings(data.get("select", []), where, "select")
     config.ignore = _strings(data.get("ignore", []), where, "ignore")
     rules = data.get("rules", {})

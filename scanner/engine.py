@@ -7,9 +7,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from scanner.checkapi import Check, CheckContext, Severity, UtilizationSource, Violation
+from scanner.checkapi import Check, CheckContext, Severity, SizeCatalog, UtilizationSource, Violation
 from scanner.jsondoc import Position
 from scanner.model import Inventory, Resource
+from scanner.pricing import Cost, PriceBook
 from scanner.unknown import UnknownValueError
 
 
@@ -42,6 +43,11 @@ class Finding:
     fingerprint: str
     suppression: AppliedSuppression | None = None
     baseline_state: str | None = None  # "new" or "unchanged" when a baseline was given
+    tags: Mapping[str, Any] = field(default_factory=dict)  # the resource's tags over its parents'
+
+    @property
+    def cost(self) -> Cost | None:
+        return self.violation.cost
 
     @property
     def position(self) -> Position | None:
@@ -78,6 +84,7 @@ class ScanResult:
     baseline_used: bool = False
     coverage: list[Any] = field(default_factory=list)  # CoverageGap: what a live scan could not see
     live_requests: int = 0
+    owner_tag: str = "owner"
 
     @property
     def complete(self) -> bool:
@@ -107,14 +114,18 @@ def evaluate(
     checks: Iterable[Check],
     options: Mapping[str, Mapping[str, Any]] | None = None,
     utilization: UtilizationSource | None = None,
+    prices: PriceBook | None = None,
+    sizes: SizeCatalog | None = None,
 ) -> Evaluation:
     """Evaluate every check on every resource of its types."""
+    book = prices or PriceBook.load()
+    catalog = sizes or SizeCatalog()
     result = Evaluation()
     findings, undetermined = result.findings, result.undetermined
     seen: set[tuple[str, str, str]] = set()
     for check in checks:
         merged = {**check.options, **((options or {}).get(check.id, {}))}
-        ctx = CheckContext(inventory=inventory, options=merged, utilization=utilization)
+        ctx = CheckContext(inventory=inventory, options=merged, utilization=utilization, prices=book, sizes=catalog)
         for resource in inventory.of_type(*check.resource_types):
             origin = resource.origin
             if origin.reference_only or origin.kind not in check.sources:
@@ -133,6 +144,7 @@ def evaluate(
                             violation=violation,
                             severity=violation.severity or check.severity,
                             fingerprint=fingerprint(check.id, resource, violation.path),
+                            tags=inherited_tags(inventory, resource),
                         )
                     )
             except UnknownValueError as exc:
@@ -141,6 +153,20 @@ def evaluate(
             if len(findings) == before:
                 result.passed.append((check, resource))
     return result
+
+
+def inherited_tags(inventory: Inventory, resource: Resource) -> dict[str, Any]:
+    """Tags of the resource and its parents, the nearest winning: a compute inherits its
+    workspace's owner tag for cost reporting and suppressions by tag stay its own."""
+    chain: list[Resource] = []
+    current: Resource | None = resource
+    while current is not None and len(chain) < 8:
+        chain.append(current)
+        current = inventory.parent(current)
+    merged: dict[str, Any] = {}
+    for item in reversed(chain):
+        merged.update(item.tags)
+    return merged
 
 
 def sort_findings(findings: list[Finding]) -> list[Finding]:

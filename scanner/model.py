@@ -94,6 +94,7 @@ class Origin:
     property_map: Mapping[str, tuple[str, ...]] | None = field(default=None, repr=False, compare=False)
     path_rewrite: tuple[str, str] | None = None
     reference_only: bool = False
+    action: str | None = None  # Terraform plan action: create, update, no-op, replace
 
     def position(self, arm_path: str | None = None) -> Position | None:
         """Line and column of the resource, or of one of its properties where it can be found."""
@@ -262,6 +263,7 @@ class Inventory:
                 property_map=cluster.origin.property_map,
                 path_rewrite=("properties", f"properties.agentPoolProfiles.{index}"),
                 reference_only=cluster.origin.reference_only,
+                action=cluster.origin.action,
             )
             yield Resource(
                 id=f"{cluster.id}/agentPools/{pool_name}",

@@ -14,6 +14,7 @@ from scanner.engine import ScanResult, evaluate, sort_findings, sort_undetermine
 from scanner.errors import InputError
 from scanner.model import Inventory, Resource
 from scanner.policy import apply_suppressions, compare_with_baseline, override_severity, read_baseline, write_baseline
+from scanner.pricing import PriceBook
 from scanner.registry import find_check, load_checks
 from scanner.sources import LoadedInput, load_inputs
 from scanner.sources.arm.template import read_parameters
@@ -40,6 +41,8 @@ class ScanRequest:
     arm_endpoint: str | None = None
     save_inventory: str | None = None
     progress: bool = False
+    prices_file: str | None = None
+    owner_tag: str | None = None
 
 
 def run_scan(request: ScanRequest) -> ScanResult:
@@ -52,13 +55,15 @@ def run_scan(request: ScanRequest) -> ScanResult:
     fail_on = request.fail_on or config.fail_on or "high"
     parameters = read_parameters(request.parameters_file) if request.parameters_file else {}
     baseline = read_baseline(request.baseline) if request.baseline else None
+    prices = PriceBook.load(request.prices_file)
 
     loaded, warnings = load_inputs(request.paths, parameters, request.skip_unknown)
     result = ScanResult(warnings=list(warnings), checks=checks, fail_on=parse_fail_on(fail_on))
+    result.owner_tag = request.owner_tag or config.owner_tag or "owner"
     if request.live.requested:
         loaded.append(_live_input(request, result, loaded))
     for item in loaded:
-        evaluation = evaluate(item.inventory, checks, options)
+        evaluation = evaluate(item.inventory, checks, options, item.utilization, prices, item.sizes)
         result.findings.extend(evaluation.findings)
         result.undetermined.extend(evaluation.undetermined)
         result.passed.extend(evaluation.passed)
@@ -95,7 +100,9 @@ def _live_input(request: ScanRequest, result: ScanResult, iac: list[LoadedInput]
     if request.save_inventory:
         save_inventory(request.save_inventory, live.resources, live.subscriptions, live.coverage)
     _point_at_declaring_iac(live.resources, iac)
-    return LoadedInput("live:" + ",".join(live.subscriptions), "live", Inventory(live.resources))
+    loaded = LoadedInput("live:" + ",".join(live.subscriptions), "live", Inventory(live.resources))
+    loaded.utilization, loaded.sizes = live.utilization, live.sizes
+    return loaded
 
 
 def _point_at_declaring_iac(resources: list[Resource], iac: list[LoadedInput]) -> None:

@@ -68,3 +68,8 @@ def lookup(size: str) -> VmSize | None:
 def is_gpu_size(size: str) -> bool:
     found = lookup(size)
     return found is not None and found.is_gpu
+
+
+def names() -> list[str]:
+    """Every size in the table."""
+    return [row.name for row in _table().values()]

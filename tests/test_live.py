@@ -71,10 +71,12 @@ def test_demo_estate_live_matches_its_iac_twin_apart_from_idle_gpu(serve) -> Non
     live = live_scan(emulator)
     for twin in ("plan.json", "template.json", "whatif.json"):
         assert keys(scan(FIXTURES / "demo" / twin)) == keys(live) - keys(live, "AZAI-202")
-    assert {(u.check.id, u.resource.name) for u in live.undetermined} == {
-        ("AZAI-202", "ws-demo/train"),
-        ("AZAI-202", "ws-demo/notebook"),
-    }  # no utilization metrics yet: undetermined, never passed
+    # Utilization metrics decide AZAI-202: the always-on cluster is idle, the notebook is busy.
+    assert keys(live, "AZAI-202") == {
+        ("AZAI-202", "Microsoft.MachineLearningServices/workspaces/computes", "ws-demo/train", "properties")
+    }
+    assert ("AZAI-202", "ws-demo/notebook") in {(c.id, r.name) for c, r in live.passed}
+    assert not live.undetermined
     assert emulator.writes() == []
 
 
@@ -141,7 +143,7 @@ def test_cli_scan_against_an_arm_endpoint_with_managed_identity_variables(serve,
     )
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
-    assert data["summary"]["findings"] == 8 and data["summary"]["complete"] is True
+    assert data["summary"]["findings"] == 9 and data["summary"]["complete"] is True
     assert {f["source"] for f in data["findings"]} == {"live"}
     assert emulator.writes() == []
 
@@ -244,7 +246,9 @@ def test_live_sarif_points_at_the_saved_inventory_or_the_declaring_iac(serve, tm
 def test_demo_command_runs(tmp_path: Path) -> None:
     done = run_cli("demo", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "8 finding(s): 1 critical, 0 high, 7 medium, 0 low; 2 undetermined" in done.stdout
+    assert "9 finding(s): 1 critical, 0 high, 8 medium, 0 low; 0 undetermined" in done.stdout
+    assert "WASTE: $8,336.43 a month" not in done.stdout  # the idle cluster is counted once
+    assert "WASTE: $5,655.14 a month" in done.stdout
     assert "0 writes" in done.stderr
 
 

@@ -18,9 +18,16 @@ from scanner.model import parse_resource_id
 
 @dataclass
 class Estate:
+    """``metrics`` maps a resource id to metric name to series (keyed by dimension value, "" for
+    none) of hourly samples; ``skus`` are resource SKU bodies; ``retail_prices`` are Retail
+    Prices API items."""
+
     subscriptions: list[dict[str, Any]]
     resources: list[dict[str, Any]]
     management_groups: dict[str, list[str]] = field(default_factory=dict)
+    metrics: dict[str, dict[str, dict[str, list[float]]]] = field(default_factory=dict)
+    skus: list[dict[str, Any]] = field(default_factory=list)
+    retail_prices: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.by_id = {r["id"].lower(): r for r in self.resources}
@@ -37,7 +44,14 @@ class Estate:
     @classmethod
     def load(cls, path: Path) -> Estate:
         data = json.loads(path.read_text(encoding="utf-8"))
-        return cls(data["subscriptions"], data["resources"], data.get("managementGroups", {}))
+        return cls(
+            data["subscriptions"],
+            data["resources"],
+            data.get("managementGroups", {}),
+            {k.lower(): v for k, v in data.get("metrics", {}).items()},
+            data.get("skus", []),
+            data.get("retailPrices", []),
+        )
 
     def subscription_ids(self) -> list[str]:
         return [s["subscriptionId"] for s in self.subscriptions]

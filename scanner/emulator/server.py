@@ -186,6 +186,8 @@ def _handler(emulator: Emulator, tls: bool) -> type[BaseHTTPRequestHandler]:
             path, query = split.path.rstrip("/"), parse_qs(split.query)
             if not tls:
                 return self._token(path, query)
+            if path.lower() == "/api/retail/prices":  # the public Retail Prices API needs no token
+                return self._prices(query)
             faults = emulator.faults
             if faults.latency_seconds:
                 time.sleep(faults.latency_seconds)
@@ -255,6 +257,33 @@ def _handler(emulator: Emulator, tls: bool) -> type[BaseHTTPRequestHandler]:
             if match:
                 found = next((s for s in estate.subscriptions if s["subscriptionId"].lower() == match.group(1)), None)
                 return self._send(200, found) if found else self._error(404, "SubscriptionNotFound", "not found")
+            if lowered.endswith("/providers/microsoft.insights/metrics"):
+                return self._metrics(path[: -len("/providers/Microsoft.Insights/metrics")], query)
+            if re.fullmatch(r"/subscriptions/[^/]+/providers/microsoft.compute/skus", lowered):
+                wanted = re.search(r"location eq '([^']+)'", query.get("$filter", [""])[0])
+                skus = [
+                    s
+                    for s in estate.skus
+                    if not wanted or wanted.group(1).lower() in [x.lower() for x in s.get("locations", [])]
+                ]
+                return self._page(skus, query, path)
+            match = re.fullmatch(r"/subscriptions/([^/]+)/resourcegroups", lowered)
+            if match:
+                groups = sorted(
+                    {r["id"].split("/")[4] for r in estate.resources if r["id"].split("/")[2].lower() == match.group(1)}
+                )
+                sub = match.group(1)
+                items = [
+                    {
+                        "id": f"/subscriptions/{sub}/resourceGroups/{g}",
+                        "name": g,
+                        "type": "Microsoft.Resources/resourceGroups",
+                        "location": "eastus",
+                        "properties": {"provisioningState": "Succeeded"},
+                    }
+                    for g in groups
+                ]
+                return self._page(items, query, path)
             match = re.fullmatch(r"/subscriptions/([^/]+)/resources", lowered)
             if match:  # generic resource list, optionally $filter=resourceType eq '...'
                 wanted = re.search(r"resourcetype eq '([^']+)'", query.get("$filter", [""])[0], re.IGNORECASE)
@@ -272,6 +301,73 @@ def _handler(emulator: Emulator, tls: bool) -> type[BaseHTTPRequestHandler]:
             if parent.lower() in estate.by_id:
                 return self._page(estate.children.get((parent.lower(), child_type.lower()), []), query, path)
             return self._error(404, "ResourceNotFound", f"The resource '{path}' was not found.")
+
+        def _metrics(self, resource_id: str, query: dict[str, list[str]]) -> None:
+            """Azure Monitor ``metrics.list`` (GetMetric.json shape): hourly averages per dimension value."""
+            known = emulator.estate.metrics.get(resource_id.lower(), {})
+            names = query.get("metricnames", [""])[0].split(",")
+            timespan = query.get("timespan", ["2026-11-01T00:00:00Z/2026-11-08T00:00:00Z"])[0]
+            start = timespan.split("/")[0]
+            value = []
+            for name in names:
+                series = known.get(name)
+                if series is None:
+                    continue
+                dimension = "ComputeName" if "ComputeName" in query.get("$filter", [""])[0] else None
+                timeseries = []
+                for key, samples in sorted(series.items()):
+                    data = [{"timeStamp": f"{start}+{i}h", "average": v} for i, v in enumerate(samples)]
+                    entry: dict[str, Any] = {"data": data}
+                    entry["metadatavalues"] = (
+                        [{"name": {"value": dimension, "localizedValue": dimension}, "value": key}]
+                        if dimension and key
+                        else []
+                    )
+                    timeseries.append(entry)
+                value.append(
+                    {
+                        "id": f"{resource_id}/providers/Microsoft.Insights/metrics/{name}",
+                        "type": "Microsoft.Insights/metrics",
+                        "name": {"value": name, "localizedValue": name},
+                        "unit": "Percent",
+                        "timeseries": timeseries,
+                    }
+                )
+            self._send(
+                200,
+                {
+                    "cost": 0,
+                    "timespan": timespan,
+                    "interval": "PT1H",
+                    "value": value,
+                    "namespace": query.get("metricnamespace", [""])[0],
+                    "resourceregion": "eastus",
+                },
+            )
+
+        def _prices(self, query: dict[str, list[str]]) -> None:
+            """The Retail Prices API: ``Items`` pages of 100 with an absolute ``NextPageLink``."""
+            wanted = re.search(r"armRegionName eq '([^']+)'", query.get("$filter", [""])[0])
+            items = [
+                i for i in emulator.estate.retail_prices if not wanted or i.get("armRegionName") == wanted.group(1)
+            ]
+            skip = int(query.get("$skip", ["0"])[0])
+            page = items[skip : skip + 100]
+            link = None
+            if skip + 100 < len(items):
+                params = urlencode({"$filter": query.get("$filter", [""])[0], "$skip": skip + 100})
+                link = f"{emulator.endpoint}/api/retail/prices?{params}"
+            self._send(
+                200,
+                {
+                    "BillingCurrency": "USD",
+                    "CustomerEntityId": "Default",
+                    "CustomerEntityType": "Retail",
+                    "Items": page,
+                    "NextPageLink": link,
+                    "Count": len(page),
+                },
+            )
 
         def _graph(self, request: dict[str, Any]) -> None:
             estate = emulator.estate

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from scanner.checkapi import SizeCatalog, UtilizationSource
 from scanner.errors import InputError
 from scanner.jsondoc import Document, load_document
 from scanner.model import Inventory, Resource
@@ -35,6 +36,8 @@ class LoadedInput:
     kind: str
     inventory: Inventory
     warnings: list[str] = field(default_factory=list)
+    utilization: UtilizationSource | None = None  # live scans: measured utilization
+    sizes: SizeCatalog | None = None  # live scans: the size table plus SKU-confirmed GPU sizes
 
 
 def detect(doc: Document) -> str:

@@ -165,6 +165,11 @@ class ClientFactory:
 
         return ResourceManagementClient(self.credential, subscription, **self._kwargs())
 
+    def compute(self, subscription: str) -> Any:
+        from azure.mgmt.compute import ComputeManagementClient
+
+        return ComputeManagementClient(self.credential, subscription, **self._kwargs())
+
     def containers(self, subscription: str) -> Any:
         from azure.mgmt.containerservice import ContainerServiceClient
 

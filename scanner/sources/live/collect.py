@@ -15,15 +15,19 @@ from __future__ import annotations
 
 import functools
 import sys
+from collections import defaultdict
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from scanner import azure_types as T
+from scanner import vmsizes
+from scanner.checkapi import SizeCatalog
 from scanner.errors import InputError
 from scanner.model import Origin, Resource, parse_resource_id
 from scanner.sources.live.clients import ClientFactory
+from scanner.sources.live.metrics import LiveUtilization, collect_utilization
 
 GRAPH_TYPES = (
     T.WORKSPACE,
@@ -74,6 +78,8 @@ class LiveInventory:
     subscriptions: list[str]
     coverage: list[CoverageGap]
     requests: int
+    sizes: SizeCatalog = field(default_factory=SizeCatalog)
+    utilization: LiveUtilization = field(default_factory=LiveUtilization)
 
 
 class Progress:
@@ -245,6 +251,47 @@ class Collector:
         top["properties"] = {k: v for k, v in model.items() if k not in ("id", "name", "type")}
         return top
 
+    def get_json(self, url: str, params: dict[str, str]) -> dict[str, Any] | None:
+        """One guarded GET through the SDK pipeline; None (and a coverage gap) on failure."""
+        from azure.core.rest import HttpRequest
+
+        client = self.factory.resources(url.split("/")[2] if url.startswith("/subscriptions/") else "")
+
+        def fetch() -> dict[str, Any]:
+            response = client.send_request(HttpRequest("GET", url, params=params))
+            response.raise_for_status()
+            loaded: dict[str, Any] = response.json()
+            return loaded
+
+        result: dict[str, Any] | None = self._guard(url, fetch)
+        return result
+
+    def gpu_sizes(self, subscription: str, resources: list[Resource]) -> SizeCatalog:
+        """Confirm GPU capability, through the resource SKUs API, of sizes the bundled table lacks."""
+        unlisted: dict[str, set[str]] = defaultdict(set)
+        for resource in resources:
+            size = _billing_size(resource)
+            if isinstance(size, str) and vmsizes.lookup(size) is None and isinstance(resource.location, str):
+                unlisted[resource.location].add(size.lower())
+        if not unlisted:
+            return SizeCatalog()
+        client = self.factory.compute(subscription)
+        confirmed: set[str] = set()
+
+        def region_skus(region: str) -> list[Any]:
+            return list(client.resource_skus.list(filter=f"location eq '{region}'"))
+
+        for region, wanted in sorted(unlisted.items()):
+            skus = self._guard(
+                f"/subscriptions/{subscription}/providers/Microsoft.Compute/skus?location={region}",
+                functools.partial(region_skus, region),
+            )
+            for sku in skus or []:
+                gpus = next((c.value for c in sku.capabilities or [] if c.name == "GPUs"), "0")
+                if sku.resource_type == "virtualMachines" and sku.name.lower() in wanted and float(gpus or 0) > 0:
+                    confirmed.add(sku.name.lower())
+        return SizeCatalog(frozenset(confirmed))
+
     def _list_raw(self, subscription: str, url: str, api_version: str) -> list[dict[str, Any]]:
         from azure.core.rest import HttpRequest
 
@@ -282,11 +329,22 @@ def collect_live(scope: LiveScope, factory: ClientFactory, progress: Progress) -
             children = future.result()
             bodies.extend(children)
             progress.update(resources=len(children))
-    progress.done()
     resources = [_resource(body) for body in bodies]
     resources.sort(key=lambda r: r.id.lower())
+    sizes = collector.gpu_sizes(subscriptions[0], resources) if subscriptions else SizeCatalog()
+    utilization = collect_utilization(resources, sizes, collector.get_json, collector.workers)
+    progress.done()
     coverage = sorted(collector.coverage, key=lambda g: g.scope.lower())
-    return LiveInventory(resources, subscriptions, coverage, factory.requests[0])
+    return LiveInventory(resources, subscriptions, coverage, factory.requests[0], sizes, utilization)
+
+
+def _billing_size(resource: Resource) -> Any:
+    """The VM size a resource is billed by, wherever its type keeps it."""
+    for path in ("properties.hardwareProfile.vmSize", "properties.properties.vmSize", "properties.vmSize"):
+        size = resource.get(path)
+        if size is not None:
+            return size
+    return resource.get("sku.name") if resource.type_key == T.VM_SCALE_SET.lower() else None
 
 
 def _resource(body: dict[str, Any]) -> Resource:

@@ -53,6 +53,7 @@ class Instance:
     values: dict[str, Any]
     pointer: str
     reference_only: bool = False
+    action: str | None = None
     translated: bool = False
     arm_id: str | None = None
     resolving: bool = False
@@ -94,11 +95,12 @@ class PlanReader:
             if not isinstance(after, dict) and detail.get("after_unknown") is not True:
                 continue
             values = overlay(after, detail.get("after_unknown"), detail.get("after_sensitive"))
-            self._add(
+            instance = self._add(
                 change,
                 values if isinstance(values, dict) else {},
                 pointer_join("", "resource_changes", i, "change", "after"),
             )
+            instance.action = "replace" if "delete" in actions else ",".join(actions)
         planned = self.plan.get("planned_values")
         if isinstance(planned, dict) and isinstance(planned.get("root_module"), dict):
             for entry, pointer in _module_resources(planned["root_module"], "/planned_values/root_module"):
@@ -422,6 +424,7 @@ class PlanReader:
                     address=instance.address,
                     property_map=instance.property_map,
                     reference_only=instance.reference_only,
+                    action=instance.action,
                 ),
             )
 

@@ -1,0 +1,141 @@
+"""The cost view of a scan: waste totals by rule, subscription, resource group and owner.
+
+Only unsuppressed findings count. A finding whose cost is unknown (no price for its size or
+region) is counted apart, never as $0. For Terraform plans, the always-on cost of compute the
+plan creates is stated on its own: what merging the plan would add each month.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from scanner.engine import Finding, ScanResult
+from scanner.model import parse_resource_id
+from scanner.pricing import Cost
+
+NOT_KNOWN = "(set at deploy)"
+UNTAGGED = "(untagged)"
+TOP = 10
+
+
+@dataclass
+class CostSummary:
+    owner_tag: str
+    total_monthly_usd: float = 0.0
+    with_cost: int = 0
+    unknown: list[Finding] = field(default_factory=list)
+    by_rule: dict[str, float] = field(default_factory=dict)
+    by_subscription: dict[str, float] = field(default_factory=dict)
+    by_resource_group: dict[str, float] = field(default_factory=dict)
+    by_owner: dict[str, float] = field(default_factory=dict)
+    top: list[Finding] = field(default_factory=list)
+    added_by_plans_usd: float | None = None
+
+
+def _scope(finding: Finding) -> tuple[str, str]:
+    parsed = parse_resource_id(finding.resource.id)
+    subscription = parsed.subscription or NOT_KNOWN
+    group = parsed.resource_group or NOT_KNOWN
+    placeholder = ("{", "(unresolved")
+    return (
+        NOT_KNOWN if subscription.startswith(placeholder) else subscription,
+        NOT_KNOWN if group.startswith(placeholder) else group,
+    )
+
+
+def owner_of(finding: Finding, owner_tag: str) -> str:
+    wanted = owner_tag.lower()
+    value = next((v for k, v in finding.tags.items() if str(k).lower() == wanted), None)
+    return str(value) if value else UNTAGGED
+
+
+def summarize(result: ScanResult) -> CostSummary:
+    """Totals count each resource once, at its largest estimate: an always-on cluster that is
+    also idle is one set of node-hours, not two. Per-rule figures keep each rule's own view."""
+    summary = CostSummary(result.owner_tag)
+    by_rule: defaultdict[str, float] = defaultdict(float)
+    largest: dict[str, Finding] = {}
+    plan_added = 0.0
+    plans = any(i["kind"] == "terraform" for i in result.inputs)
+    for finding in result.findings:
+        cost = finding.cost
+        if cost is None or finding.suppression is not None:
+            continue
+        if cost.monthly_usd is None:
+            summary.unknown.append(finding)
+            continue
+        by_rule[f"{finding.check.id} {finding.check.slug}"] += cost.monthly_usd
+        key = finding.resource.identity_key
+        current = largest.get(key)
+        if current is None or (current.cost and cost.monthly_usd > (current.cost.monthly_usd or 0)):
+            largest[key] = finding
+        action = finding.resource.origin.action or ""
+        if finding.check.id == "AZAI-201" and ("create" in action or action == "replace"):
+            plan_added += cost.monthly_usd
+    sums: dict[str, defaultdict[str, float]] = {k: defaultdict(float) for k in ("sub", "group", "owner")}
+    for finding in largest.values():
+        monthly = finding.cost.monthly_usd if finding.cost and finding.cost.monthly_usd else 0.0
+        subscription, group = _scope(finding)
+        sums["sub"][subscription] += monthly
+        sums["group"][group] += monthly
+        sums["owner"][owner_of(finding, result.owner_tag)] += monthly
+    priced = list(largest.values())
+    summary.with_cost = sum(
+        1 for f in result.findings if f.cost and f.cost.monthly_usd is not None and not f.suppression
+    )
+    summary.total_monthly_usd = round(sum(sums["sub"].values()), 2)
+    summary.by_rule = _ranked(by_rule)
+    summary.by_subscription = _ranked(sums["sub"])
+    summary.by_resource_group = _ranked(sums["group"])
+    summary.by_owner = _ranked(sums["owner"])
+    summary.top = sorted(
+        priced, key=lambda f: (-(f.cost.monthly_usd or 0) if f.cost else 0, f.check.id, f.resource.name)
+    )[:TOP]
+    summary.added_by_plans_usd = round(plan_added, 2) if plans else None
+    return summary
+
+
+def _ranked(totals: dict[str, float]) -> dict[str, float]:
+    return {k: round(v, 2) for k, v in sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))}
+
+
+def cost_json(cost: Cost | None) -> dict[str, Any] | None:
+    if cost is None:
+        return None
+    return {
+        "monthly_usd": cost.monthly_usd,
+        "currency": cost.currency,
+        "basis": cost.basis,
+        "assumptions": list(cost.assumptions),
+        "confidence": cost.confidence,
+        "price": None
+        if cost.price is None
+        else {"usd_per_hour": cost.price.usd_per_hour, "source": cost.price.source, "as_of": cost.price.as_of},
+        "unknown_reason": cost.unknown_reason,
+    }
+
+
+def summary_json(summary: CostSummary) -> dict[str, Any]:
+    return {
+        "currency": "USD",
+        "total_monthly_usd": summary.total_monthly_usd,
+        "findings_with_cost": summary.with_cost,
+        "findings_with_unknown_cost": len(summary.unknown),
+        "by_rule": summary.by_rule,
+        "by_subscription": summary.by_subscription,
+        "by_resource_group": summary.by_resource_group,
+        "owner_tag": summary.owner_tag,
+        "by_owner": summary.by_owner,
+        "top_wasters": [
+            {
+                "rule_id": f.check.id,
+                "resource_name": f.resource.name,
+                "resource_id": f.resource.id,
+                "monthly_usd": f.cost.monthly_usd if f.cost else None,
+            }
+            for f in summary.top
+        ],
+        "always_on_added_by_plans_usd": summary.added_by_plans_usd,
+    }

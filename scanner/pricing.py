@@ -1,0 +1,125 @@
+"""VM prices and the waste estimates rules attach to findings.
+
+Prices come from a table of (size, region) rows, each with its source and date: the bundled
+``data/vm_prices.csv`` (sourced figures for eastus) or a table written by ``azai prices
+refresh`` from the public Retail Prices API. A size or region without a price gives a cost of
+*unknown* with the reason, never $0: a report that says "$0 wasted" because a price was missing
+would be worse than no report.
+
+Every estimate states its basis (what was multiplied), its assumptions, the price's source and
+date, and a confidence. All prices are Linux pay-as-you-go retail in USD, without reservations
+or savings plans, as Azure Advisor prices its recommendations.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from scanner.errors import InputError
+from scanner.model import normalize_location
+from scanner.unknown import Unknown
+
+HOURS_PER_MONTH = 730.0
+PRICE_COLUMNS = ["size", "region", "usd_per_hour", "source", "as_of"]
+BASIS = "Linux pay-as-you-go retail price in USD; no reservations or savings plans"
+
+
+@dataclass(frozen=True)
+class Price:
+    usd_per_hour: float
+    source: str
+    as_of: str
+
+
+@dataclass(frozen=True)
+class Cost:
+    """A monthly waste estimate, or why there is none."""
+
+    monthly_usd: float | None
+    basis: str
+    assumptions: tuple[str, ...]
+    confidence: str
+    price: Price | None = None
+    unknown_reason: str | None = None
+    currency: str = "USD"
+
+
+def cache_path() -> Path:
+    """Where ``azai prices refresh`` writes by default, and scans look first."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "azai" / "vm_prices.csv"
+
+
+class PriceBook:
+    def __init__(self, prices: dict[tuple[str, str], Price], origin: str) -> None:
+        self.prices = prices
+        self.origin = origin
+
+    @classmethod
+    def parse(cls, text: str, origin: str) -> PriceBook:
+        reader = csv.DictReader(io.StringIO(text))
+        if reader.fieldnames is None or not set(PRICE_COLUMNS) <= set(reader.fieldnames):
+            raise InputError(f"{origin}: not a price table (columns {', '.join(PRICE_COLUMNS)})")
+        prices: dict[tuple[str, str], Price] = {}
+        for row in reader:
+            try:
+                value = float(row["usd_per_hour"])
+            except ValueError:
+                raise InputError(f"{origin}: price {row['usd_per_hour']!r} for {row['size']} is not a number") from None
+            prices[(row["size"].lower(), normalize_location(row["region"]))] = Price(value, row["source"], row["as_of"])
+        return cls(prices, origin)
+
+    @classmethod
+    def load(cls, path: str | None = None) -> PriceBook:
+        """``path``, else the refreshed table in the user cache, else the bundled one."""
+        chosen = Path(path) if path else cache_path()
+        if path or chosen.is_file():
+            try:
+                return cls.parse(chosen.read_text(encoding="utf-8"), str(chosen))
+            except OSError as exc:
+                raise InputError(f"{chosen}: cannot read price table ({exc.strerror})") from None
+        bundled = resources.files("scanner").joinpath("data/vm_prices.csv").read_text(encoding="utf-8")
+        return cls.parse(bundled, "bundled price table")
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [
+            {"size": size, "region": region, "usd_per_hour": p.usd_per_hour, "source": p.source, "as_of": p.as_of}
+            for (size, region), p in sorted(self.prices.items())
+        ]
+
+    def estimate(
+        self,
+        size: Any,
+        region: Any,
+        units: float,
+        hours: float,
+        what: str,
+        assumptions: tuple[str, ...] = (),
+        confidence: str = "high",
+    ) -> Cost:
+        """``units`` x ``hours`` a month x the price of ``size`` in ``region``."""
+        notes = (*assumptions, BASIS)
+        if (
+            isinstance(size, Unknown)
+            or isinstance(region, Unknown)
+            or not isinstance(size, str)
+            or not isinstance(region, str)
+        ):
+            reason = "the VM size or region is not known before deploy"
+            return Cost(None, what, notes, confidence, unknown_reason=reason)
+        key = (size.lower(), normalize_location(region))
+        price = self.prices.get(key)
+        if price is None:
+            reason = (
+                f"no price for {size} in {key[1]} in the {self.origin} (run: azai prices refresh --region {key[1]})"
+            )
+            return Cost(None, what, notes, confidence, unknown_reason=reason)
+        monthly = round(units * hours * price.usd_per_hour, 2)
+        basis = f"{what}: {units:g} x {hours:g} h/month x ${price.usd_per_hour:g}/h ({size}, {key[1]})"
+        return Cost(monthly, basis, notes, confidence, price)

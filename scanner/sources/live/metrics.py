@@ -1,0 +1,145 @@
+"""Utilization from Azure Monitor for AZAI-202, fetched in batches and only for GPU resources.
+
+AML publishes GPU utilization on the *workspace* (``GpuUtilizationPercentage``, dimension
+``ComputeName``), so one request covers every GPU compute of a workspace. VMs and scale sets
+have no ARM GPU metric without in-guest monitoring (AMA/DCGM); for them ``Percentage CPU`` is
+used as a proxy, as Azure Advisor does, and the evidence says so with low confidence.
+Missing metrics leave a resource out, which makes the rule undetermined, never passing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from scanner import azure_types as T
+from scanner.checkapi import GpuUtilization, SizeCatalog
+from scanner.model import Resource
+
+METRICS_API = "2024-02-01"
+LOOKBACK_DAYS = 7
+GPU_METRIC = "GpuUtilizationPercentage"
+CPU_METRIC = "Percentage CPU"
+ML_NAMESPACE = "Microsoft.MachineLearningServices/workspaces"
+
+
+@dataclass
+class LiveUtilization:
+    """Measured utilization by resource id, for the engine's `UtilizationSource`."""
+
+    by_id: dict[str, GpuUtilization] = field(default_factory=dict)
+
+    def gpu_utilization(self, resource: Resource) -> GpuUtilization | None:
+        return self.by_id.get(resource.id.lower())
+
+
+def _timespan(now: dt.datetime) -> str:
+    start = now - dt.timedelta(days=LOOKBACK_DAYS)
+    return f"{start.strftime('%Y-%m-%dT%H:00:00Z')}/{now.strftime('%Y-%m-%dT%H:00:00Z')}"
+
+
+def _series(payload: dict[str, Any]) -> dict[str, list[float]]:
+    """Samples per dimension value ("" when the metric has no dimension)."""
+    out: dict[str, list[float]] = {}
+    for metric in payload.get("value") or []:
+        for series in metric.get("timeseries") or []:
+            key = next((str(m.get("value", "")) for m in series.get("metadatavalues") or []), "")
+            samples = [float(d["average"]) for d in series.get("data") or [] if d.get("average") is not None]
+            out[key.lower()] = samples
+    return out
+
+
+def _size(resource: Resource) -> Any:
+    if resource.type_key == T.VIRTUAL_MACHINE.lower():
+        return resource.get("properties.hardwareProfile.vmSize")
+    if resource.type_key == T.VM_SCALE_SET.lower():
+        return resource.get("sku.name")
+    return resource.get("properties.properties.vmSize")
+
+
+def _nodes(resource: Resource) -> float:
+    if resource.type_key == T.VM_SCALE_SET.lower():
+        capacity = resource.get("sku.capacity")
+        return float(capacity) if isinstance(capacity, (int, float)) else 1.0
+    current = resource.get("properties.properties.currentNodeCount")
+    if isinstance(current, (int, float)) and current > 0:
+        return float(current)
+    minimum = resource.get("properties.properties.scaleSettings.minNodeCount")
+    return float(minimum) if isinstance(minimum, (int, float)) and minimum > 0 else 1.0
+
+
+def collect_utilization(
+    resources: list[Resource], sizes: SizeCatalog, fetch: Any, workers: int = 16, now: dt.datetime | None = None
+) -> LiveUtilization:
+    """Fetch the lookback window's hourly samples for every running GPU resource.
+
+    ``fetch(url, params) -> dict | None`` is the collector's guarded GET, so a failure becomes a
+    coverage gap and the resource stays undetermined.
+    """
+    timespan = _timespan(now or dt.datetime.now(dt.UTC))
+    window = f"{LOOKBACK_DAYS} days (hourly)"
+    by_workspace: dict[str, list[Resource]] = defaultdict(list)
+    machines: list[Resource] = []
+    for resource in resources:
+        size = _size(resource)
+        if not isinstance(size, str) or not sizes.is_gpu(size):
+            continue
+        if resource.type_key == T.COMPUTE.lower():
+            compute_type = str(resource.get("properties.computeType", "")).lower()
+            if compute_type in ("amlcompute", "computeinstance") and resource.parent_id:
+                by_workspace[resource.parent_id].append(resource)
+        elif resource.type_key in (T.VIRTUAL_MACHINE.lower(), T.VM_SCALE_SET.lower()):
+            machines.append(resource)
+    found = LiveUtilization()
+
+    def workspace(item: tuple[str, list[Resource]]) -> None:
+        workspace_id, computes = item
+        payload = fetch(
+            f"{workspace_id}/providers/Microsoft.Insights/metrics",
+            {
+                "metricnames": GPU_METRIC,
+                "aggregation": "Average",
+                "interval": "PT1H",
+                "timespan": timespan,
+                "metricnamespace": ML_NAMESPACE,
+                "$filter": "ComputeName eq '*'",
+                "api-version": METRICS_API,
+            },
+        )
+        series = _series(payload or {})
+        for compute in computes:
+            samples = series.get(compute.name.rsplit("/", 1)[-1].lower())
+            if samples:
+                found.by_id[compute.id.lower()] = GpuUtilization(
+                    tuple(samples), 1.0, window, _nodes(compute), GPU_METRIC, "high"
+                )
+
+    def machine(resource: Resource) -> None:
+        payload = fetch(
+            f"{resource.id}/providers/Microsoft.Insights/metrics",
+            {
+                "metricnames": CPU_METRIC,
+                "aggregation": "Average",
+                "interval": "PT1H",
+                "timespan": timespan,
+                "api-version": METRICS_API,
+            },
+        )
+        samples = _series(payload or {}).get("")
+        if samples:
+            found.by_id[resource.id.lower()] = GpuUtilization(
+                tuple(samples),
+                1.0,
+                window,
+                _nodes(resource),
+                f"{CPU_METRIC} (proxy: no GPU metric without in-guest monitoring)",
+                "low",
+            )
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(workspace, by_workspace.items()))
+        list(pool.map(machine, machines))
+    return found

@@ -1,0 +1,304 @@
+"""Prices, waste arithmetic, cost totals, price refresh, idle detection and the HTML report."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from reports.cost import summarize
+from scanner.emulator.estate import Estate
+from scanner.emulator.server import Emulator
+from scanner.errors import InputError
+from scanner.prices_refresh import refresh
+from scanner.pricing import PriceBook
+from scanner.scan import ScanRequest, run_scan
+from scanner.sources.live.collect import LiveScope
+from scanner.unknown import Unknown
+from tests.conftest import FIXTURES, ROOT, run_cli, scan
+
+SUB = "00000000-0000-0000-0000-0000000000c5"
+GROUP = f"/subscriptions/{SUB}/resourceGroups/rg-cost"
+
+
+def test_price_lookup_has_a_source_and_an_unknown_path() -> None:
+    book = PriceBook.load()
+    known = book.estimate("standard_nc24ads_a100_v4", "East US", 2, 730, "always-on nodes")
+    assert known.monthly_usd == 5362.58 and known.price is not None
+    assert known.price.usd_per_hour == 3.673 and known.price.source.startswith("https://") and known.price.as_of
+    for size, region in (("Standard_NC24ads_A100_v4", "westeurope"), ("Standard_D4s_v5", "eastus")):
+        missing = book.estimate(size, region, 1, 730, "x")
+        assert missing.monthly_usd is None and "no price for" in (missing.unknown_reason or "")
+    assert (
+        book.estimate(Unknown("after apply"), "eastus", 1, 730, "x").unknown_reason
+        == "the VM size or region is not known before deploy"
+    )
+
+
+def _costs(path: Path) -> dict[tuple[str, str], float | None]:
+    return {(f.check.id, f.resource.name): f.cost.monthly_usd for f in scan(path).findings if f.cost is not None}
+
+
+def test_waste_arithmetic_matches_hand_computed_values() -> None:
+    costs = _costs(FIXTURES / "rules" / "AZAI-201" / "template.json")
+    assert costs == {
+        ("AZAI-201", "mlws/gpumin2"): 5362.58,  # 2 nodes x 730 h x $3.673
+        ("AZAI-201", "mlws/cinoidle"): 292.67,  # 556.4 idle h (8 h on 21.7 working days used) x $0.526
+        ("AZAI-201", "mlws/ciidle2d"): 418.41,  # 44 h over the limit x 21.7 days, capped at 556.4 h, x $0.752
+        ("AZAI-201", "akstrain/gpuauto1"): 2681.29,  # 1 node x 730 h x $3.673
+        ("AZAI-201", "akstrain/gpufixed"): 767.96,  # 2 nodes x 730 h x $0.526
+    }
+
+
+def test_totals_group_by_rule_group_and_inherited_owner_and_count_plans() -> None:
+    result = scan(FIXTURES / "demo" / "plan.json")
+    summary = summarize(result)
+    assert summary.total_monthly_usd == 5655.25 and summary.added_by_plans_usd == 5655.25
+    assert summary.by_rule == {"AZAI-201 always-on-compute": 5655.25}
+    assert summary.by_resource_group == {"rg-ai": 5655.25}
+    assert summary.by_owner == {"ml-platform": 2973.96, "(untagged)": 2681.29}  # computes inherit the workspace's tag
+    assert [f.resource.name for f in summary.top] == ["aks-demo/gpu", "ws-demo/train", "ws-demo/notebook"]
+
+
+def test_unknown_costs_are_reported_apart_never_as_zero(tmp_path: Path) -> None:
+    template = json.loads((FIXTURES / "demo" / "template.json").read_text())
+    template["parameters"]["location"]["defaultValue"] = "westeurope"  # no bundled price there
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(template))
+    data = json.loads(run_cli("scan", "--format", "json", "--fail-on", "none", str(path)).stdout)
+    assert data["cost"]["total_monthly_usd"] == 0 and data["cost"]["findings_with_unknown_cost"] == 3
+    unknown = [f["cost"] for f in data["findings"] if f["cost"]]
+    assert all(c["monthly_usd"] is None and "westeurope" in c["unknown_reason"] for c in unknown)
+
+
+def _item(size: str, price: float, **extra: object) -> dict[str, object]:
+    base = {
+        "currencyCode": "USD",
+        "retailPrice": price,
+        "unitPrice": price,
+        "armRegionName": "eastus",
+        "location": "US East",
+        "effectiveStartDate": "2026-10-01T00:00:00Z",
+        "meterName": size.replace("Standard_", "").replace("_", " "),
+        "productName": "Virtual Machines NCads A100 v4 Series",
+        "skuName": size.replace("Standard_", "").replace("_", " "),
+        "serviceName": "Virtual Machines",
+        "armSkuName": size,
+        "unitOfMeasure": "1 Hour",
+        "type": "Consumption",
+        "isPrimaryMeterRegion": True,
+    }
+    base.update(extra)
+    return base
+
+
+def test_prices_refresh_pages_filters_and_writes_atomically(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    noise = [_item(f"Standard_Z{i}", 1.0) for i in range(230)]  # sizes azai does not track, to force paging
+    items = [
+        *noise,
+        _item("Standard_NC24ads_A100_v4", 3.9),
+        _item("Standard_NC24ads_A100_v4", 1.2, skuName="NC24ads A100 v4 Spot", meterName="NC24ads A100 v4 Spot"),
+        _item("Standard_NC24ads_A100_v4", 2.1, skuName="NC24ads A100 v4 Low Priority"),
+        _item("Standard_NC24ads_A100_v4", 5.5, productName="Virtual Machines NCads A100 v4 Series Windows"),
+        _item("Standard_NC24ads_A100_v4", 2.9, type="DevTestConsumption"),
+        _item("Standard_NC24ads_A100_v4", 9.9, isPrimaryMeterRegion=False),
+        _item("Standard_D4s_v5", 0.192, productName="Virtual Machines Dsv5 Series"),
+    ]
+    emulator = Emulator(Estate([], [], retail_prices=items)).start()
+    try:
+        monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(emulator.ca_bundle))
+        target = tmp_path / "prices.csv"
+        target.write_text((ROOT / "scanner" / "data" / "vm_prices.csv").read_text())
+        count, missing = refresh(["East US"], target, emulator.endpoint)
+        book = PriceBook.load(str(target))
+        assert book.prices[("standard_nc24ads_a100_v4", "eastus")].usd_per_hour == 3.9
+        assert book.prices[("standard_d4s_v5", "eastus")].usd_per_hour == 0.192
+        assert book.prices[("standard_nc24ads_a100_v4", "eastus")].as_of == "2026-10-01"
+        assert ("standard_nc4as_t4_v3", "eastus") not in book.prices  # refreshed region: only what the API has
+        assert "Standard_NC4as_T4_v3 (eastus)" in [
+            m.replace("standard_nc4as_t4_v3", "Standard_NC4as_T4_v3") for m in missing
+        ]
+        assert count == 2
+        assert [r.path for r in emulator.log].count("/api/retail/prices") == 3  # 237 items: three pages of 100
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["prices.csv"]
+
+        before = target.read_text()
+        with pytest.raises(InputError, match=r"HTTP \d+: the old price table was kept"):
+            refresh(["eastus"], target, emulator.endpoint + "/broken")
+        assert target.read_text() == before
+    finally:
+        emulator.stop()
+
+
+def _cost_estate() -> Estate:
+    workspace = f"{GROUP}/providers/Microsoft.MachineLearningServices/workspaces/mlw"
+    storage = f"{GROUP}/providers/Microsoft.Storage/storageAccounts/stcost"
+
+    def compute(name: str, size: str) -> dict[str, object]:
+        return {
+            "id": f"{workspace}/computes/{name}",
+            "name": name,
+            "type": "Microsoft.MachineLearningServices/workspaces/computes",
+            "location": "eastus",
+            "properties": {
+                "computeType": "AmlCompute",
+                "properties": {
+                    "vmSize": size,
+                    "scaleSettings": {"minNodeCount": 0, "maxNodeCount": 2},
+                    "currentNodeCount": 2,
+                },
+            },
+        }
+
+    vm = {
+        "id": f"{GROUP}/providers/Microsoft.Compute/virtualMachines/gpuvm",
+        "name": "gpuvm",
+        "type": "Microsoft.Compute/virtualMachines",
+        "location": "eastus",
+        "properties": {"hardwareProfile": {"vmSize": "Standard_NC4as_T4_v3"}},
+    }
+    novel = {
+        "id": f"{GROUP}/providers/Microsoft.Compute/virtualMachines/novel",
+        "name": "novel",
+        "type": "Microsoft.Compute/virtualMachines",
+        "location": "eastus",
+        "properties": {"hardwareProfile": {"vmSize": "Standard_NX9_v9"}},
+    }
+    plain = {
+        "id": f"{GROUP}/providers/Microsoft.Compute/virtualMachines/plain",
+        "name": "plain",
+        "type": "Microsoft.Compute/virtualMachines",
+        "location": "eastus",
+        "properties": {"hardwareProfile": {"vmSize": "Standard_QX2_v9"}},
+    }
+    resources = [
+        {
+            "id": storage,
+            "name": "stcost",
+            "type": "Microsoft.Storage/storageAccounts",
+            "location": "eastus",
+            "properties": {},
+        },
+        {
+            "id": workspace,
+            "name": "mlw",
+            "type": "Microsoft.MachineLearningServices/workspaces",
+            "location": "eastus",
+            "properties": {"storageAccount": storage},
+        },
+        compute("busy", "Standard_NC24ads_A100_v4"),
+        compute("idle", "Standard_NC24ads_A100_v4"),
+        compute("silent", "Standard_NC24ads_A100_v4"),
+        vm,
+        novel,
+        plain,
+    ]
+    metrics = {
+        workspace: {"GpuUtilizationPercentage": {"busy": [80.0] * 168, "idle": [1.0] * 84 + [15.0] * 84}},
+        vm["id"]: {"Percentage CPU": {"": [0.5] * 168}},
+        novel["id"]: {"Percentage CPU": {"": [1.0] * 168}},
+        plain["id"]: {"Percentage CPU": {"": [1.0] * 168}},
+    }
+    skus = [
+        {
+            "resourceType": "virtualMachines",
+            "name": "Standard_NX9_v9",
+            "locations": ["eastus"],
+            "capabilities": [{"name": "GPUs", "value": "1"}, {"name": "vCPUs", "value": "8"}],
+        },
+        {
+            "resourceType": "virtualMachines",
+            "name": "Standard_QX2_v9",
+            "locations": ["eastus"],
+            "capabilities": [{"name": "vCPUs", "value": "2"}],
+        },
+    ]
+    return Estate(
+        [{"id": f"/subscriptions/{SUB}", "subscriptionId": SUB, "displayName": "cost", "state": "Enabled"}],
+        resources,
+        metrics={k.lower(): v for k, v in metrics.items()},
+        skus=skus,
+    )
+
+
+def test_idle_detection_on_metric_series_busy_idle_and_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    emulator = Emulator(_cost_estate()).start()
+    try:
+        for key, value in emulator.environment().items():
+            monkeypatch.setenv(key, value)
+        result = run_scan(
+            ScanRequest(
+                paths=(), live=LiveScope(all_subscriptions=True), arm_endpoint=emulator.endpoint, fail_on="none"
+            )
+        )
+    finally:
+        emulator.stop()
+    idle = {f.resource.name: f for f in result.findings if f.check.id == "AZAI-202"}
+    assert set(idle) == {"mlw/idle", "gpuvm", "novel"}  # novel: a GPU size confirmed by the resource SKUs API
+    assert {u.resource.name for u in result.undetermined if u.check.id == "AZAI-202"} == {"mlw/silent"}
+    assert ("AZAI-202", "mlw/busy") in {(c.id, r.name) for c, r in result.passed}
+    # the SKU API says QX2 has no GPU, so its idle CPU is no GPU finding
+    assert "plain" not in idle and "plain" not in {u.resource.name for u in result.undetermined}
+    evidence = idle["mlw/idle"].violation.observed
+    assert evidence == {
+        "average_percent": 8.0,
+        "maximum_percent": 15.0,
+        "window": "7 days (hourly)",
+        "node_hours": 336.0,
+        "metric": "GpuUtilizationPercentage",
+        "confidence": "high",
+    }
+    cost = idle["mlw/idle"].cost
+    assert cost is not None and cost.monthly_usd == round(2 * 365 * 3.673, 2)  # 2 nodes idle half of 730 h
+    assert idle["gpuvm"].cost is not None and idle["gpuvm"].cost.confidence == "low"
+    assert idle["novel"].cost is not None and idle["novel"].cost.monthly_usd is None  # no price for an unlisted size
+
+
+def _chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def test_html_report_is_self_contained_and_shows_its_charts_in_chromium(tmp_path: Path) -> None:
+    report = tmp_path / "azai.html"
+    done = run_cli(
+        "scan", "--format", "html", "--output", str(report), "--fail-on", "none", str(FIXTURES / "demo" / "plan.json")
+    )
+    assert done.returncode == 0
+    text = report.read_text()
+    assert "http://" not in text.replace('xmlns="http://www.w3.org/2000/svg"', "") and "https://" not in text
+    assert "<script" not in text and text.count('class="bar"') == 2
+    browser = _chromium()
+    if browser is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must install Debian's chromium (see .ci/run)")
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        "--window-size=1200,900",
+    ]
+    dom = subprocess.run(
+        [browser, *flags, "--dump-dom", report.as_uri()], capture_output=True, text=True, timeout=120
+    ).stdout
+    assert 'id="by-rule"' in dom and 'id="by-group"' in dom and "$5,655.25 / month" in dom
+    shot = tmp_path / "shot.png"
+    subprocess.run(
+        [browser, *flags, f"--screenshot={shot}", report.as_uri()], capture_output=True, timeout=120, check=True
+    )
+    from PIL import Image
+
+    pixels = Image.open(shot).convert("RGB").tobytes()
+    bar = bytes((0x2F, 0x6F, 0xDB))
+    bar_pixels = sum(1 for i in range(0, len(pixels), 3) if pixels[i : i + 3] == bar)
+    assert bar_pixels > 2000, "the bar charts did not render"  # two bars of about 220 x 22 pixels
