@@ -68,15 +68,25 @@ def render(result: ScanResult) -> bytes:
     costs = summarize(result)
     if costs.with_cost or costs.unknown:
         lines.append(f"WASTE: ${costs.total_monthly_usd:,.2f} a month ({BASIS})")
-        for rule, value in costs.by_rule.items():
-            lines.append(f"  {rule}: ${value:,.2f}")
-        for finding in costs.top[:5]:
-            assert finding.cost is not None
-            lines.append(f"  top: {finding.resource.name}: {finding.cost.basis}")
+        lines.append("  by rule:")
+        lines += [f"    {rule}: ${value:,.2f}" for rule, value in costs.by_rule.items()]
+        lines.append("  by resource group:")
+        lines += [f"    {group}: ${value:,.2f}" for group, value in costs.by_resource_group.items()]
+        lines.append(f"  by owner (tag {costs.owner_tag}):")
+        lines += [f"    {owner}: ${value:,.2f}" for owner, value in costs.by_owner.items()]
+        lines.append("  top wasters:")
+        for finding in costs.top:
+            cost = finding.cost
+            assert cost is not None and cost.price is not None
+            lines.append(f"    {finding.resource.name} ({finding.check.id}): {cost.basis}")
+            lines.append(f"      assuming {'; '.join(cost.assumptions[:-1])}")
+            dated = "undated source" if cost.price.as_of == "undated" else f"as of {cost.price.as_of}"
+            lines.append(f"      price: {cost.price.source} ({dated})")
         if costs.added_by_plans_usd:
             lines.append(f"  the plans add ${costs.added_by_plans_usd:,.2f} a month of always-on AI compute")
-        if costs.unknown:
-            lines.append(f"  cost unknown for {len(costs.unknown)} finding(s): no price for their size or region")
+        for finding in costs.unknown:
+            reason = finding.cost.unknown_reason if finding.cost else ""
+            lines.append(f"  cost unknown for {finding.resource.name} ({finding.check.id}): {reason}")
         lines.append("")
     for warning in result.warnings:
         lines.append(f"warning: {warning}")
