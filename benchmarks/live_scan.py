@@ -42,6 +42,7 @@ def minimum_requests(estate: Estate, page_size: int) -> int:
             3 if kind.endswith("/workspaces") else 1 if kind.endswith(("/managedclusters", "/containerapps")) else 0
         )
         details += children
+    details += sum(1 for r in estate.resources if r["type"].lower().endswith("/onlineendpoints"))  # their deployments
     return math.ceil(len(subscriptions) / page_size) + graph + details
 
 

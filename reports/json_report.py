@@ -12,7 +12,37 @@ from scanner import __version__
 from scanner.engine import ScanResult
 from scanner.policy import summarize_suppression
 
-SCHEMA_VERSION = "1.3"
+SCHEMA_VERSION = "1.4"
+
+
+def drift_json(report: Any) -> dict[str, Any] | None:
+    if report is None:
+        return None
+
+    def brief(f: Any) -> dict[str, Any]:
+        return {
+            "rule_id": f.check.id,
+            "resource_id": f.resource.id,
+            "resource_name": f.resource.name,
+            "fingerprint": f.fingerprint,
+        }
+
+    return {
+        "mode": report.mode,
+        "base": report.base,
+        "current": report.current,
+        "added": [r.id for r in report.added],
+        "removed": [r.id for r in report.removed],
+        "changed": [
+            {
+                "resource_id": r.id,
+                "changes": [{"path": c.path, "before": plain(c.before), "after": plain(c.after)} for c in changes],
+            }
+            for r, changes in report.changed
+        ],
+        "findings_appeared": [brief(f) for f in report.appeared],
+        "findings_resolved": [brief(f) for f in report.resolved],
+    }
 
 
 def render(result: ScanResult) -> bytes:
@@ -66,6 +96,7 @@ def render(result: ScanResult) -> bytes:
         ],
         "coverage": [dataclasses.asdict(gap) for gap in result.coverage],
         "cost": summary_json(summarize(result)),
+        "drift": drift_json(result.drift),
         "warnings": result.warnings,
         "summary": {
             "resources": result.resources_scanned,

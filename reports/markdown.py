@@ -156,6 +156,28 @@ def render(result: ScanResult) -> bytes:
                 f"| {f.suppression.expires or ''} |"
             )
         lines += ["", "</details>", ""]
+    if result.drift is not None:
+        report = result.drift
+        lines += [
+            f"### Drift ({report.mode}): {len(report.changed)} changed, "
+            f"{len(report.added)} added, {len(report.removed)} removed",
+            "",
+            f"`{_cell(report.base)}` → `{_cell(report.current)}`",
+            "",
+            "| resource | property | before | after |",
+            "|---|---|---|---|",
+        ]
+        for resource, changes in report.changed:
+            lines += [
+                f"| `{_cell(resource.name)}` | `{c.path}` | `{_cell(c.before)}` | `{_cell(c.after)}` |" for c in changes
+            ]
+        lines += [f"| `{_cell(r.name)}` | (added) | | {_cell(r.type)} |" for r in report.added]
+        lines += [f"| `{_cell(r.name)}` | (removed) | {_cell(r.type)} | |" for r in report.removed]
+        if report.appeared or report.resolved:
+            lines += ["", f"Findings appeared: {len(report.appeared)}, resolved: {len(report.resolved)}.", ""]
+            lines += [f"- appeared: {f.check.id} `{_cell(f.resource.name)}`" for f in report.appeared]
+            lines += [f"- resolved: {f.check.id} `{_cell(f.resource.name)}`" for f in report.resolved]
+        lines.append("")
     if result.coverage:
         lines += [
             f"### ⚠️ Incomplete: {len(result.coverage)} scope(s) not scanned",

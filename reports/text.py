@@ -60,6 +60,18 @@ def render(result: ScanResult) -> bytes:
         new = sum(1 for f in active if f.baseline_state == "new")
         lines.append(f"baseline: {new} new, {len(active) - new} unchanged, {len(result.absent)} no longer found")
         lines.append("")
+    if result.drift is not None:
+        report = result.drift
+        lines.append(f"DRIFT ({report.mode}): {report.base} -> {report.current}")
+        lines.append(f"  added {len(report.added)}, removed {len(report.removed)}, changed {len(report.changed)}")
+        for resource, changes in report.changed:
+            for change in changes:
+                lines.append(f"  changed {resource.name}: {change.path}: {change.before!r} -> {change.after!r}")
+        lines += [f"  added {r.type} {r.name}" for r in report.added]
+        lines += [f"  removed {r.type} {r.name}" for r in report.removed]
+        lines += [f"  finding appeared: {f.check.id} {f.resource.name}" for f in report.appeared]
+        lines += [f"  finding resolved: {f.check.id} {f.resource.name}" for f in report.resolved]
+        lines.append("")
     if result.coverage:
         lines.append(f"COVERAGE ({len(result.coverage)}): not scanned, so not known to be compliant")
         for gap in result.coverage:

@@ -152,6 +152,20 @@ class CheckContext:
     sizes: SizeCatalog = field(default_factory=SizeCatalog)
     utilization: UtilizationSource | None = None
     prices: PriceBook = field(default_factory=PriceBook.load)
+    # Drift rules compare a resource with its counterpart: the same resource in the base
+    # snapshot, in the IaC that declares it, or before Terraform's refresh.
+    drift: DriftPair | None = None
+
+
+@dataclass(frozen=True)
+class DriftPair:
+    """What a drift rule compares. ``mode`` is ``snapshot`` (scan to scan), ``iac`` (declared
+    against live) or ``terraform`` (Terraform's own refresh); ``before`` is None for a resource
+    that exists only now (unmanaged), ``after`` None for one that is gone (missing)."""
+
+    mode: str
+    before: Resource | None
+    after: Resource | None
 
 
 CheckFunction = Callable[[Resource, CheckContext], Iterable[Violation]]

@@ -265,6 +265,111 @@ def scan(
     sys.exit(exit_code(result))
 
 
+@main.command()
+@click.argument("snapshots", nargs=-1, metavar="[BASE [CURRENT]]")
+@click.option(
+    "--iac",
+    "iac_paths",
+    multiple=True,
+    metavar="PATH",
+    help="Plan, template or what-if to compare with live. Repeatable.",
+)
+@click.option("--parameters", "parameters_file", metavar="FILE", help="ARM parameters file for --iac templates.")
+@click.option(
+    "--subscription", "subscriptions", multiple=True, metavar="ID", help="Live scope: a subscription. Repeatable."
+)
+@click.option(
+    "--management-group", "management_groups", multiple=True, metavar="ID", help="Live scope: a management group."
+)
+@click.option("--all-subscriptions", is_flag=True, help="Live scope: every subscription the identity can list.")
+@click.option(
+    "--cloud",
+    type=click.Choice(["AzureCloud", "AzureUSGovernment", "AzureChinaCloud"]),
+    default="AzureCloud",
+    show_default=True,
+)
+@click.option("--arm-endpoint", metavar="URL", help="Send every management-plane call to URL.")
+@click.option("--save-inventory", metavar="FILE", help="Save the live scan as a snapshot (the next run's BASE).")
+@click.option(
+    "--format", "formats", multiple=True, type=click.Choice(FORMATS), help="Report format (default text). Repeatable."
+)
+@click.option("--output", "-o", "outputs", multiple=True, metavar="FILE", help="Write the matching --format to FILE.")
+@click.option(
+    "--fail-on",
+    type=click.Choice(SEVERITY_CHOICES, case_sensitive=False),
+    default=None,
+    help="Exit 1 when unsuppressed drift findings reach this severity. [default: config file, else low: any drift]",
+)
+@click.option("--select", multiple=True, metavar="RULE", help="Run only these drift rules (id, slug or pillar).")
+@click.option("--ignore", multiple=True, metavar="RULE", help="Do not run these drift rules.")
+@click.option("--config", "config_file", metavar="FILE", help="Configuration file [default: nearest azai.toml].")
+@click.option("--baseline", metavar="FILE", help="Fail only on drift findings not in this baseline.")
+@click.option("--write-baseline", metavar="FILE", help="Record the current drift findings as a baseline.")
+def drift(
+    snapshots: tuple[str, ...],
+    iac_paths: tuple[str, ...],
+    parameters_file: str | None,
+    subscriptions: tuple[str, ...],
+    management_groups: tuple[str, ...],
+    all_subscriptions: bool,
+    cloud: str,
+    arm_endpoint: str | None,
+    save_inventory: str | None,
+    formats: tuple[str, ...],
+    outputs: tuple[str, ...],
+    fail_on: str | None,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    config_file: str | None,
+    baseline: str | None,
+    write_baseline: str | None,
+) -> None:
+    """Audit drift: between two scans, between IaC and live, or in a plan's resource_drift.
+
+    \b
+      azai drift BASE CURRENT                      two snapshots (--save-inventory files)
+      azai drift BASE --subscription ID            a snapshot against live
+      azai drift --iac plan.json --subscription ID IaC against live
+      azai drift --iac plan.json                   Terraform's own resource_drift
+
+    \b
+    Exit codes, in the spirit of terraform plan -detailed-exitcode:
+      0  no drift (nothing at or above --fail-on that is not suppressed or baselined)
+      1  drift found
+      2  usage, input or authentication error
+      3  a live read was incomplete and no drift was found in what could be read
+    """
+    from scanner.drift_scan import DriftRequest, run_drift
+    from scanner.sources.live.collect import LiveScope
+
+    if len(snapshots) > 2:
+        raise click.UsageError("give at most BASE and CURRENT")
+    live = LiveScope(list(subscriptions), list(management_groups), all_subscriptions)
+    if len(snapshots) == 2 and live.requested:
+        raise click.UsageError("give CURRENT or a live scope, not both")
+    targets = pair_outputs(formats, outputs)
+    request = DriftRequest(
+        base=snapshots[0] if snapshots and not iac_paths else None,
+        current=snapshots[1] if len(snapshots) == 2 else (snapshots[0] if snapshots and iac_paths else None),
+        iac=list(iac_paths),
+        parameters_file=parameters_file,
+        live=live,
+        cloud=cloud,
+        arm_endpoint=arm_endpoint,
+        save_inventory=save_inventory,
+        fail_on=fail_on,
+        select=list(select),
+        ignore=list(ignore),
+        config_file=config_file,
+        baseline=baseline,
+        write_baseline=write_baseline,
+        progress=_progress_wanted(),
+    )
+    result = run_drift(request)
+    write_reports(result, targets)
+    sys.exit(exit_code(result))
+
+
 @main.group()
 def prices() -> None:
     """The VM price table that waste estimates use."""
@@ -299,8 +404,19 @@ def prices_refresh(regions: tuple[str, ...], output: str | None, endpoint: str) 
 @main.command()
 @click.option("--format", "formats", multiple=True, type=click.Choice(FORMATS), help="Report format (default text).")
 @click.option("--output", "-o", "outputs", multiple=True, metavar="FILE", help="Write the matching --format to FILE.")
-@click.option("--save-inventory", metavar="FILE", help="Also write the collected inventory as JSON.")
-def demo(formats: tuple[str, ...], outputs: tuple[str, ...], save_inventory: str | None) -> None:
+@click.option("--save-inventory", metavar="FILE", help="Also write the collected inventory as a snapshot.")
+@click.option(
+    "--estate",
+    "variant",
+    type=click.Choice(["demo", "drifted"]),
+    default="demo",
+    show_default=True,
+    help="'drifted' is the demo estate after portal edits.",
+)
+@click.option("--drift-from", metavar="SNAPSHOT", help="Report drift from this snapshot instead of scanning.")
+def demo(
+    formats: tuple[str, ...], outputs: tuple[str, ...], save_inventory: str | None, variant: str, drift_from: str | None
+) -> None:
     """Scan the bundled demo estate live, through the real Azure SDK, against a local emulator.
 
     Starts the HTTPS ARM emulator on 127.0.0.1 with the demo estate, points an unchanged
@@ -313,9 +429,17 @@ def demo(formats: tuple[str, ...], outputs: tuple[str, ...], save_inventory: str
     from scanner.sources.live.collect import LiveScope
 
     targets = pair_outputs(formats, outputs)
-    with Emulator(Estate.load(demo_estate_path())) as server:
+    with Emulator(Estate.load(demo_estate_path(variant))) as server:
         os.environ.update(server.environment())
-        click.echo(f"azai demo: emulator at {server.endpoint}, scanning the demo estate live", err=True)
+        click.echo(f"azai demo: emulator at {server.endpoint}, scanning the {variant} estate live", err=True)
+        if drift_from:
+            from scanner.drift_scan import DriftRequest, run_drift
+
+            result = run_drift(
+                DriftRequest(base=drift_from, live=LiveScope(all_subscriptions=True), arm_endpoint=server.endpoint)
+            )
+            write_reports(result, targets)
+            sys.exit(exit_code(result))
         result = run_scan(
             ScanRequest(
                 paths=(),

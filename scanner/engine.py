@@ -85,6 +85,7 @@ class ScanResult:
     coverage: list[Any] = field(default_factory=list)  # CoverageGap: what a live scan could not see
     live_requests: int = 0
     owner_tag: str = "owner"
+    drift: Any = None  # a DriftReport for azai drift
 
     @property
     def complete(self) -> bool:

@@ -1,8 +1,10 @@
-"""The saved inventory (``--save-inventory``): live resources as stable, pretty JSON.
+"""Snapshots (``--save-inventory``): an inventory as stable, versioned, pretty JSON.
 
-GitHub code scanning needs a file to put a result on; this file is it. Resources are sorted by
-id and written with sorted keys, so a rescan of an unchanged estate changes only the scan
-metadata, and each SARIF result points at its resource's line here.
+GitHub code scanning needs a file to put a live result on, and drift auditing needs yesterday's
+estate: this file is both. Resources are sorted by id and keys sorted, so a rescan of an
+unchanged estate changes only the scan metadata. Unknown values are written as
+``{"$unknown": reason}`` (sensitive plan values are Unknown already, so none is ever written),
+and a snapshot read back gives the same resources, origins and findings.
 """
 
 from __future__ import annotations
@@ -11,15 +13,18 @@ import dataclasses
 import datetime as dt
 import json
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from scanner import __version__
-from scanner.jsondoc import Document, pointer_join
-from scanner.model import Origin, Resource
+from scanner.errors import InputError
+from scanner.jsondoc import Document, load_document, pointer_join
+from scanner.model import Origin, Resource, parse_resource_id
 from scanner.output import write_atomic
 from scanner.unknown import Unknown
 
 INVENTORY_VERSION = 1
+MARKER = "azai_inventory"
 
 
 def _plain(value: Any) -> Any:
@@ -32,24 +37,92 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def save_inventory(path: str, resources: list[Resource], scopes: list[str], coverage: Iterable[Any]) -> Document:
-    """Write the inventory atomically and return it as a document, for positions."""
-    ordered = sorted(resources, key=lambda r: r.id.lower())
+def _restore(value: Any) -> Any:
+    if isinstance(value, dict):
+        if set(value) == {"$unknown"}:
+            return Unknown(str(value["$unknown"]))
+        return {k: _restore(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_restore(v) for v in value]
+    return value
+
+
+def save_inventory(
+    path: str, resources: Iterable[Resource], scopes: Iterable[str], coverage: Iterable[Any], inputs: Iterable[str] = ()
+) -> Document:
+    """Write the snapshot atomically, and point resources that have no file of their own (live
+    resources no scanned IaC declares) at their entry, so SARIF can place them."""
+    ordered = sorted((r for r in resources if not r.origin.reference_only), key=lambda r: (r.id.lower(), r.origin.kind))
     document = {
-        "azai_inventory": INVENTORY_VERSION,
+        MARKER: INVENTORY_VERSION,
         "tool_version": __version__,
         "scan": {
             "time": dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(),
             "scopes": sorted(scopes),
+            "inputs": sorted(inputs),
             "coverage": [dataclasses.asdict(g) for g in coverage],
         },
-        "resources": [_plain(r.body) for r in ordered],
+        "resources": [
+            {"source": r.origin.kind, "address": r.origin.address, "resource": _plain(r.body)} for r in ordered
+        ],
     }
     text = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     write_atomic(path, text.encode("utf-8"))
     doc = Document(path=path, text=text, data=document)
     for index, resource in enumerate(ordered):
+        if resource.origin.document is not None:
+            continue
         resource.origin = Origin(
-            kind=resource.origin.kind, file=path, pointer=pointer_join("/resources", index), document=doc
+            kind=resource.origin.kind,
+            file=path,
+            pointer=pointer_join("/resources", index, "resource"),
+            document=doc,
+            address=resource.origin.address,
         )
     return doc
+
+
+def is_snapshot(data: dict[str, Any]) -> bool:
+    return MARKER in data
+
+
+def read_snapshot(doc: Document) -> tuple[list[Resource], dict[str, Any]]:
+    """Resources and scan metadata of a snapshot; a wrong version or shape is a one-line error."""
+    data = doc.data
+    if data.get(MARKER) != INVENTORY_VERSION:
+        raise InputError(
+            f"{doc.path}: unsupported azai snapshot version {data.get(MARKER)!r} (this azai reads {INVENTORY_VERSION})"
+        )
+    entries = data.get("resources")
+    if not isinstance(entries, list) or not isinstance(data.get("scan"), dict):
+        raise InputError(f"{doc.path}: not an azai snapshot: 'scan' and 'resources' are required")
+    resources = []
+    for index, entry in enumerate(entries):
+        body = entry.get("resource") if isinstance(entry, dict) else None
+        if (
+            not isinstance(body, dict)
+            or not isinstance(body.get("id"), str)
+            or not isinstance(entry.get("source"), str)
+        ):
+            raise InputError(f"{doc.path}: snapshot resource {index} is malformed")
+        parsed = parse_resource_id(body["id"])
+        resources.append(
+            Resource(
+                id=body["id"],
+                type=parsed.resource_type or str(body.get("type", "")),
+                name=parsed.name_chain or str(body.get("name", "")),
+                body=_restore(body),
+                origin=Origin(
+                    kind=entry["source"],
+                    file=doc.path,
+                    pointer=pointer_join("/resources", index, "resource"),
+                    document=doc,
+                    address=entry.get("address") if isinstance(entry.get("address"), str) else None,
+                ),
+            )
+        )
+    return resources, data["scan"]
+
+
+def load_snapshot(path: str) -> tuple[list[Resource], dict[str, Any]]:
+    return read_snapshot(load_document(Path(path), path))

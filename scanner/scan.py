@@ -18,7 +18,7 @@ from scanner.pricing import PriceBook
 from scanner.registry import find_check, load_checks
 from scanner.sources import LoadedInput, load_inputs
 from scanner.sources.arm.template import read_parameters
-from scanner.sources.live.collect import LiveScope
+from scanner.sources.live.collect import LiveInventory, LiveScope
 
 
 @dataclass
@@ -48,7 +48,8 @@ class ScanRequest:
 def run_scan(request: ScanRequest) -> ScanResult:
     every_check = load_checks()
     config = load_config(request.config_file, every_check)
-    checks = select_checks(every_check, [*config.select, *request.select], [*config.ignore, *request.ignore])
+    selected = select_checks(every_check, [*config.select, *request.select], [*config.ignore, *request.ignore])
+    checks = [c for c in selected if "drift" not in c.sources]  # drift rules run in azai drift
     options = {rule: dict(values) for rule, values in config.options.items()}
     for rule, values in parse_rule_options(request.rule_options, every_check).items():
         options.setdefault(rule, {}).update(values)
@@ -62,6 +63,14 @@ def run_scan(request: ScanRequest) -> ScanResult:
     result.owner_tag = request.owner_tag or config.owner_tag or "owner"
     if request.live.requested:
         loaded.append(_live_input(request, result, loaded))
+    if request.save_inventory:
+        from scanner.inventory_file import save_inventory
+
+        everything = [r for item in loaded for r in item.inventory.resources]
+        scopes = [s for item in loaded if item.kind == "live" for s in item.path.removeprefix("live:").split(",") if s]
+        save_inventory(
+            request.save_inventory, everything, scopes, result.coverage, [i.path for i in loaded if i.kind != "live"]
+        )
     for item in loaded:
         evaluation = evaluate(item.inventory, checks, options, item.utilization, prices, item.sizes)
         result.findings.extend(evaluation.findings)
@@ -84,21 +93,25 @@ def run_scan(request: ScanRequest) -> ScanResult:
     return result
 
 
-def _live_input(request: ScanRequest, result: ScanResult, iac: list[LoadedInput]) -> LoadedInput:
-    """Collect the live scope and place its resources where SARIF can point at them."""
-    from scanner.inventory_file import save_inventory
+def collect_live_inventory(
+    live_scope: LiveScope, cloud: str, arm_endpoint: str | None, progress: bool
+) -> LiveInventory:
+    """One live collection with a client factory that is closed afterwards."""
     from scanner.sources.live.clients import ClientFactory
     from scanner.sources.live.collect import Progress, collect_live
 
-    factory = ClientFactory(request.cloud, request.arm_endpoint)
+    factory = ClientFactory(cloud, arm_endpoint)
     try:
-        live = collect_live(request.live, factory, Progress(request.progress))
+        return collect_live(live_scope, factory, Progress(progress))
     finally:
         factory.close()
+
+
+def _live_input(request: ScanRequest, result: ScanResult, iac: list[LoadedInput]) -> LoadedInput:
+    """Collect the live scope and place its resources where SARIF can point at them."""
+    live = collect_live_inventory(request.live, request.cloud, request.arm_endpoint, request.progress)
     result.coverage = live.coverage
     result.live_requests = live.requests
-    if request.save_inventory:
-        save_inventory(request.save_inventory, live.resources, live.subscriptions, live.coverage)
     _point_at_declaring_iac(live.resources, iac)
     loaded = LoadedInput("live:" + ",".join(live.subscriptions), "live", Inventory(live.resources))
     loaded.utilization, loaded.sizes = live.utilization, live.sizes

@@ -45,7 +45,7 @@ def test_text_report_groups_by_severity_with_counts() -> None:
 
 def test_json_report_has_the_documented_fields() -> None:
     data = cli_json(DEMO_PLAN)
-    assert data["schema_version"] == "1.3"
+    assert data["schema_version"] == "1.4"
     finding = next(f for f in data["findings"] if f["rule_id"] == "AZAI-101")
     assert finding["slug"] == "anonymous-endpoint"
     assert finding["severity"] == "critical"
@@ -91,6 +91,9 @@ def test_rules_lists_every_rule_and_prints_one() -> None:
         "AZAI-201",
         "AZAI-202",
         "AZAI-301",
+        "AZAI-901",
+        "AZAI-902",
+        "AZAI-903",
     ]
     one = run_cli("rules", "AZAI-101")
     assert one.returncode == 0 and one.stdout.startswith("# AZAI-101 anonymous-endpoint")

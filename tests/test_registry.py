@@ -15,7 +15,7 @@ REQUIRED_SECTIONS = ("## What fails", "## What passes", "## Undetermined when", 
 
 def test_builtin_pack_is_discovered_through_the_entry_point_group() -> None:
     ids = [c.id for c in load_checks()]
-    assert ids == ["AZAI-101", "AZAI-102", "AZAI-201", "AZAI-202", "AZAI-301"]
+    assert ids == ["AZAI-101", "AZAI-102", "AZAI-201", "AZAI-202", "AZAI-301", "AZAI-901", "AZAI-902", "AZAI-903"]
 
 
 def test_seed_rule_metadata() -> None:
@@ -26,9 +26,13 @@ def test_seed_rule_metadata() -> None:
         "AZAI-201": ("always-on-compute", Pillar.COST),
         "AZAI-202": ("idle-gpu", Pillar.COST),
         "AZAI-301": ("cross-region", Pillar.PERFORMANCE),
+        "AZAI-901": ("setting-drift", Pillar.SECURITY),
+        "AZAI-902": ("unmanaged-resource", Pillar.OPERATIONS),
+        "AZAI-903": ("missing-resource", Pillar.OPERATIONS),
     }
     assert {k: (v.slug, v.pillar) for k, v in checks.items()} == expected
     assert checks["AZAI-202"].sources == frozenset({"live"})
+    assert all(checks[i].sources == frozenset({"drift"}) for i in ("AZAI-901", "AZAI-902", "AZAI-903"))
 
 
 @pytest.mark.parametrize("check", load_checks(), ids=lambda c: c.id)

@@ -180,8 +180,10 @@ def generate_estate(subscriptions: int, resources_per_subscription: int) -> Esta
     return Estate(subs, resources)
 
 
-def demo_estate_path() -> Path:
-    """The bundled demo estate: the live twin of fixtures/demo."""
+def demo_estate_path(variant: str = "demo") -> Path:
+    """A bundled estate: ``demo`` is the live twin of fixtures/demo; ``drifted`` is the same
+    estate after portal edits (key auth re-enabled, a pool added by hand, a taint removed)."""
     from importlib import resources
 
-    return Path(str(resources.files("scanner").joinpath("emulator/data/demo-estate.json")))
+    name = "demo-estate.json" if variant == "demo" else f"demo-{variant}-estate.json"
+    return Path(str(resources.files("scanner").joinpath(f"emulator/data/{name}")))

@@ -13,6 +13,7 @@ from typing import Any
 
 from scanner.checkapi import SizeCatalog, UtilizationSource
 from scanner.errors import InputError
+from scanner.inventory_file import is_snapshot, read_snapshot
 from scanner.jsondoc import Document, load_document
 from scanner.model import Inventory, Resource
 from scanner.sources.arm.template import read_template
@@ -22,6 +23,7 @@ from scanner.sources.terraform.plan import read_plan
 TERRAFORM = "terraform"
 ARM = "arm"
 WHATIF = "whatif"
+SNAPSHOT = "snapshot"
 
 
 class UnrecognisedInput(InputError):
@@ -43,6 +45,8 @@ class LoadedInput:
 def detect(doc: Document) -> str:
     """Which format a parsed JSON document is, or a one-line error saying it is none."""
     data = doc.data
+    if is_snapshot(data):
+        return SNAPSHOT
     if "format_version" in data and any(k in data for k in ("planned_values", "resource_changes", "terraform_version")):
         return TERRAFORM
     schema = str(data.get("$schema", "")).lower()
@@ -64,6 +68,8 @@ def load_file(path: Path, display: str, parameters: Mapping[str, Any]) -> Loaded
             resources, warnings = read_plan(doc)
         elif kind == ARM:
             resources, warnings = read_template(doc, parameters)
+        elif kind == SNAPSHOT:
+            resources, warnings = read_snapshot(doc)[0], []
         else:
             resources, warnings = read_whatif(doc)
         inventory = Inventory(resources)

@@ -235,7 +235,11 @@ class Collector:
         if kind == T.WORKSPACE.lower():
             out: list[dict[str, Any]] = []
             for child in WORKSPACE_CHILDREN:
-                out += self._list_raw(subscription, f"{parent['id']}/{child}", ML_API)
+                found = self._list_raw(subscription, f"{parent['id']}/{child}", ML_API)
+                out += found
+                if child == "onlineEndpoints":  # deployments made in Studio or the CLI are AI resources too
+                    for endpoint in found:
+                        out += self._list_raw(subscription, f"{endpoint['id']}/deployments", ML_API)
             return out
         if kind == T.CONTAINER_APP.lower():
             return self._list_raw(subscription, f"{parent['id']}/authConfigs", APPS_API)

@@ -387,6 +387,47 @@ class PlanReader:
                 continue
             _deep_merge(target.body, payload)
 
+    def translate_state(self, entry: dict[str, Any], values: dict[str, Any], pointer: str) -> Resource | None:
+        """One resource state outside the planned set (a ``resource_drift`` side), as ARM."""
+        instance = Instance(
+            address=str(entry.get("address")),
+            mode="managed",
+            type=str(entry.get("type", "")),
+            name=str(entry.get("name", "")),
+            module_address=_module_of(str(entry.get("address"))),
+            values=values,
+            pointer=pointer,
+            action="drift",
+        )
+        if instance.type == "azapi_resource":
+            self._translate_azapi(instance)
+            arm_type = _azapi_type(values)
+        elif instance.type in MAPPINGS:
+            self._translate(instance, MAPPINGS[instance.type])
+            arm_type = MAPPINGS[instance.type].arm_type
+        else:
+            return None
+        if arm_type is None:
+            return None
+        arm_id = self._compute_id(instance)
+        parsed = parse_resource_id(arm_id)
+        instance.body.update(id=arm_id, type=arm_type)
+        return Resource(
+            id=arm_id,
+            type=arm_type,
+            name=parsed.name_chain or _text(read(values, "name")),
+            body=instance.body,
+            origin=Origin(
+                kind="terraform",
+                file=self.doc.path,
+                pointer=pointer,
+                document=self.doc,
+                address=instance.address,
+                property_map=instance.property_map,
+                action="drift",
+            ),
+        )
+
     def resources(self) -> Iterator[Resource]:
         self._collect()
         for instance in self.instances.values():
@@ -427,6 +468,40 @@ class PlanReader:
                     action=instance.action,
                 ),
             )
+
+
+def read_resource_drift(doc: Document) -> list[tuple[Resource | None, Resource | None]]:
+    """(before, after) of each resource Terraform's refresh found changed or deleted outside it.
+
+    Both states are translated like planned resources, so a drift rule compares ARM paths; a
+    deletion has no ``after``. Sensitive values are Unknown here too and are never compared.
+    """
+    reader = PlanReader(doc)
+    reader._collect()
+    pairs: list[tuple[Resource | None, Resource | None]] = []
+    entries = doc.data.get("resource_drift")
+    for i, entry in enumerate(entries if isinstance(entries, list) else []):
+        if not isinstance(entry, dict) or entry.get("mode", "managed") != "managed":
+            continue
+        raw_change = entry.get("change")
+        change: dict[str, Any] = raw_change if isinstance(raw_change, dict) else {}
+        actions = change.get("actions") or []
+        if "update" not in actions and "delete" not in actions:
+            continue  # no-op drift records a move only
+        states: list[Resource | None] = []
+        for side in ("before", "after"):
+            values = change.get(side)
+            if not isinstance(values, dict):
+                states.append(None)
+                continue
+            masked = overlay(values, None, change.get(f"{side}_sensitive"))
+            states.append(
+                reader.translate_state(
+                    entry, masked if isinstance(masked, dict) else {}, f"/resource_drift/{i}/change/{side}"
+                )
+            )
+        pairs.append((states[0], states[1] if "delete" not in actions else None))
+    return pairs
 
 
 def _module_resources(module: dict[str, Any], pointer: str) -> Iterator[tuple[dict[str, Any], str]]:

@@ -1,0 +1,77 @@
+"""AZAI-901 setting-drift."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checks._common import WAF_AI
+from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.drift import WATCH, is_security_path, watched_changes
+from scanner.model import Resource
+
+_BEFORE = {"snapshot": "in the base scan", "iac": "declared in the IaC", "terraform": "in Terraform's state"}
+_AFTER = {"snapshot": "now", "iac": "live", "terraform": "in Azure"}
+
+
+@rule(
+    id="AZAI-901",
+    slug="setting-drift",
+    title="A security- or cost-relevant setting changed outside the reviewed path",
+    pillar=Pillar.SECURITY,
+    severity=Severity.MEDIUM,
+    resource_types=tuple(WATCH),
+    principle=Principle(
+        "Manage AI infrastructure as code and detect configuration drift, so that authentication, network "
+        "isolation and cost controls stay as reviewed.",
+        WAF_AI + "mlops-genaiops#infrastructure-as-code",
+    ),
+    remediation=Remediation(
+        terraform="Re-apply the plan to restore the declared value, or change the .tf file and review it.",
+        bicep="Redeploy the template, or change the template and review it.",
+        cli="Restore the setting with the resource's update command, then fix whoever changed it out of band.",
+    ),
+    help_uri=WAF_AI + "mlops-genaiops",
+    sources=("drift",),
+)
+def setting_drift(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """A watched property differs between two scans, between the IaC and what is live, or between
+    Terraform's state and Azure.
+
+    ## What fails
+
+    A change on the type's watch-list: endpoint and serverless auth mode, public network access,
+    local auth and local accounts, network ACL defaults, AKS pool taints, mode, VM size and node
+    counts (min, max, fixed, autoscaling), compute-instance idle shutdown, cluster minimum
+    nodes, VM sizes and priorities, locations and identity types. A change that weakens
+    security (auth, network, taints, pool mode, identity) is **high**; the rest are medium.
+
+    ## What passes
+
+    Anything not on the watch-list, and noise: provisioning state, etags, timestamps, system
+    data, node counts the platform moves, and the case of ids, enums and locations.
+
+    ## Undetermined when
+
+    Never reported as a finding: an IaC value that is unknown before deploy (known after
+    apply, an unevaluable expression) is not compared, and a property the IaC leaves unset is
+    the platform's default, not drift.
+
+    ## Why
+
+    Security teams review code, not portal clicks. A key-auth switch on an endpoint or a
+    removed GPU taint made in the portal bypasses review and, without drift detection, stays
+    invisible until it is exploited or billed.
+    """
+    pair = ctx.drift
+    if pair is None or pair.before is None or pair.after is None:
+        return
+    for change in watched_changes(pair.before, pair.after, declared_only=pair.mode == "iac"):
+        severity = Severity.HIGH if is_security_path(change.path) else None
+        yield Violation(
+            f"{resource.type.rsplit('/', 1)[-1]} '{resource.name}': {change.path} is {change.after!r} "
+            f"{_AFTER[pair.mode]}, {change.before!r} {_BEFORE[pair.mode]}",
+            change.path,
+            change.after,
+            f"{change.before!r} ({_BEFORE[pair.mode]})",
+            severity,
+        )

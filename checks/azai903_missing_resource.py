@@ -1,0 +1,62 @@
+"""AZAI-903 missing-resource."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checks._common import WAF_AI
+from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.drift import WATCH
+from scanner.model import Resource
+
+
+@rule(
+    id="AZAI-903",
+    slug="missing-resource",
+    title="A declared resource does not exist in Azure",
+    pillar=Pillar.OPERATIONS,
+    severity=Severity.MEDIUM,
+    resource_types=tuple(WATCH),
+    principle=Principle(
+        "Manage AI infrastructure as code and detect configuration drift, so that authentication, network "
+        "isolation and cost controls stay as reviewed.",
+        WAF_AI + "mlops-genaiops#infrastructure-as-code",
+    ),
+    remediation=Remediation(
+        terraform="terraform apply to recreate it, or remove it from the configuration if it is gone for good.",
+        bicep="Redeploy the template, or remove the resource from it.",
+        cli="Find who deleted it in the activity log: az monitor activity-log list --resource-id ID.",
+    ),
+    help_uri=WAF_AI + "mlops-genaiops",
+    sources=("drift",),
+)
+def missing_resource(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """A resource the IaC declares that is not there live, or that Terraform's refresh found
+    deleted outside Terraform.
+
+    ## What fails
+
+    - With `azai drift --iac PATH` and a live scope: each declared resource with no live
+      counterpart (matched by id, or by type and name).
+    - In a Terraform plan's `resource_drift`: each resource deleted outside Terraform.
+
+    ## What passes
+
+    Declared resources that exist, whatever their settings (AZAI-901 compares those).
+
+    ## Undetermined when
+
+    Never. A resource in a scope the live scan could not read is not reported missing; the
+    coverage section names the scope instead.
+
+    ## Why
+
+    A deleted endpoint or cluster breaks whatever depends on it, and a later apply recreates it
+    with whatever the code says, which may not be what was running.
+    """
+    pair = ctx.drift
+    if pair is not None and pair.mode in ("iac", "terraform") and pair.after is None and pair.before is not None:
+        where = "deleted outside Terraform" if pair.mode == "terraform" else "declared in the IaC but not found live"
+        yield Violation(
+            f"{resource.type.rsplit('/', 1)[-1]} '{resource.name}' is {where}", "id", resource.id, "present"
+        )
