@@ -6,11 +6,18 @@ import re
 from datetime import timedelta
 from typing import Any
 
-from scanner.checkapi import CheckContext
+from scanner.checkapi import CheckContext, Principle
 from scanner.model import Resource
 from scanner.unknown import Unknown, UnknownValueError
 
 WAF_AI = "https://learn.microsoft.com/azure/well-architected/ai/"
+DRIFT_HELP = WAF_AI + "mlops-genaiops"
+# The principle every drift rule enforces.
+IAC_DRIFT = Principle(
+    "Manage AI infrastructure as code and detect configuration drift, so that authentication, network "
+    "isolation and cost controls stay as reviewed.",
+    WAF_AI + "mlops-genaiops#infrastructure-as-code",
+)
 
 
 def same_text(value: Any, *choices: str) -> bool:

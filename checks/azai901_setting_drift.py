@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI
-from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from checks._common import DRIFT_HELP, IAC_DRIFT
+from scanner.checkapi import CheckContext, Pillar, Remediation, Severity, Violation, rule
 from scanner.drift import WATCH, is_security_path, watched_changes
 from scanner.model import Resource
 
@@ -20,17 +20,13 @@ _AFTER = {"snapshot": "now", "iac": "live", "terraform": "in Azure"}
     pillar=Pillar.SECURITY,
     severity=Severity.MEDIUM,
     resource_types=tuple(WATCH),
-    principle=Principle(
-        "Manage AI infrastructure as code and detect configuration drift, so that authentication, network "
-        "isolation and cost controls stay as reviewed.",
-        WAF_AI + "mlops-genaiops#infrastructure-as-code",
-    ),
+    principle=IAC_DRIFT,
     remediation=Remediation(
         terraform="Re-apply the plan to restore the declared value, or change the .tf file and review it.",
         bicep="Redeploy the template, or change the template and review it.",
         cli="Restore the setting with the resource's update command, then fix whoever changed it out of band.",
     ),
-    help_uri=WAF_AI + "mlops-genaiops",
+    help_uri=DRIFT_HELP,
     sources=("drift",),
 )
 def setting_drift(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:

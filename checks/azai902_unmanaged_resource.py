@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI
+from checks._common import DRIFT_HELP, IAC_DRIFT
 from scanner.azure_types import canonical_type
-from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.checkapi import CheckContext, Pillar, Remediation, Severity, Violation, rule
 from scanner.drift import AI_TYPES
 from scanner.model import Resource
 
@@ -18,17 +18,13 @@ from scanner.model import Resource
     pillar=Pillar.OPERATIONS,
     severity=Severity.MEDIUM,
     resource_types=tuple(sorted(canonical_type(t) for t in AI_TYPES)),
-    principle=Principle(
-        "Manage AI infrastructure as code and detect configuration drift, so that authentication, network "
-        "isolation and cost controls stay as reviewed.",
-        WAF_AI + "mlops-genaiops#infrastructure-as-code",
-    ),
+    principle=IAC_DRIFT,
     remediation=Remediation(
         terraform="Import it (an import block, or terraform import) and declare it, or delete it.",
         bicep="Add it to the template, or delete it.",
         cli="Delete it if nobody owns it (az aks nodepool delete, az ml compute delete, az ml online-endpoint delete).",
     ),
-    help_uri=WAF_AI + "mlops-genaiops",
+    help_uri=DRIFT_HELP,
     sources=("drift",),
 )
 def unmanaged_resource(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI
-from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from checks._common import DRIFT_HELP, IAC_DRIFT
+from scanner.checkapi import CheckContext, Pillar, Remediation, Severity, Violation, rule
 from scanner.drift import WATCH
 from scanner.model import Resource
 
@@ -17,17 +17,13 @@ from scanner.model import Resource
     pillar=Pillar.OPERATIONS,
     severity=Severity.MEDIUM,
     resource_types=tuple(WATCH),
-    principle=Principle(
-        "Manage AI infrastructure as code and detect configuration drift, so that authentication, network "
-        "isolation and cost controls stay as reviewed.",
-        WAF_AI + "mlops-genaiops#infrastructure-as-code",
-    ),
+    principle=IAC_DRIFT,
     remediation=Remediation(
         terraform="terraform apply to recreate it, or remove it from the configuration if it is gone for good.",
         bicep="Redeploy the template, or remove the resource from it.",
         cli="Find who deleted it in the activity log: az monitor activity-log list --resource-id ID.",
     ),
-    help_uri=WAF_AI + "mlops-genaiops",
+    help_uri=DRIFT_HELP,
     sources=("drift",),
 )
 def missing_resource(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:

@@ -108,6 +108,39 @@ def render(fmt: str, result: ScanResult) -> tuple[bytes, list[str]]:
     return text.render(result), []
 
 
+def live_options(command: Any) -> Any:
+    """The live-scope options that ``scan`` and ``drift`` share, declared once."""
+    options = [
+        click.option(
+            "--subscription",
+            "subscriptions",
+            multiple=True,
+            metavar="ID",
+            help="Scan this subscription live. Repeatable.",
+        ),
+        click.option(
+            "--management-group",
+            "management_groups",
+            multiple=True,
+            metavar="ID",
+            help="Scan every subscription under it.",
+        ),
+        click.option("--all-subscriptions", is_flag=True, help="Scan every subscription the identity can list."),
+        click.option(
+            "--cloud",
+            type=click.Choice(["AzureCloud", "AzureUSGovernment", "AzureChinaCloud"]),
+            default="AzureCloud",
+            show_default=True,
+        ),
+        click.option(
+            "--arm-endpoint", metavar="URL", help="Send every management-plane call (Resource Graph included) to URL."
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 def exit_code(result: ScanResult) -> int:
     """1 when the gate fails; else 3 when a live scan could not see everything; else 0."""
     if result.failing():
@@ -181,22 +214,7 @@ def _progress_wanted() -> bool:
     is_flag=True,
     help="Skip files that are not a plan, template or what-if result instead of failing.",
 )
-@click.option(
-    "--subscription", "subscriptions", multiple=True, metavar="ID", help="Scan this subscription live. Repeatable."
-)
-@click.option(
-    "--management-group", "management_groups", multiple=True, metavar="ID", help="Scan every subscription under it."
-)
-@click.option("--all-subscriptions", is_flag=True, help="Scan every subscription the identity can list.")
-@click.option(
-    "--cloud",
-    type=click.Choice(["AzureCloud", "AzureUSGovernment", "AzureChinaCloud"]),
-    default="AzureCloud",
-    show_default=True,
-)
-@click.option(
-    "--arm-endpoint", metavar="URL", help="Send every management-plane call (Resource Graph included) to URL."
-)
+@live_options
 @click.option(
     "--save-inventory", metavar="FILE", help="Write the live inventory as JSON; SARIF results point at its lines."
 )
@@ -275,20 +293,7 @@ def scan(
     help="Plan, template or what-if to compare with live. Repeatable.",
 )
 @click.option("--parameters", "parameters_file", metavar="FILE", help="ARM parameters file for --iac templates.")
-@click.option(
-    "--subscription", "subscriptions", multiple=True, metavar="ID", help="Live scope: a subscription. Repeatable."
-)
-@click.option(
-    "--management-group", "management_groups", multiple=True, metavar="ID", help="Live scope: a management group."
-)
-@click.option("--all-subscriptions", is_flag=True, help="Live scope: every subscription the identity can list.")
-@click.option(
-    "--cloud",
-    type=click.Choice(["AzureCloud", "AzureUSGovernment", "AzureChinaCloud"]),
-    default="AzureCloud",
-    show_default=True,
-)
-@click.option("--arm-endpoint", metavar="URL", help="Send every management-plane call to URL.")
+@live_options
 @click.option("--save-inventory", metavar="FILE", help="Save the live scan as a snapshot (the next run's BASE).")
 @click.option(
     "--format", "formats", multiple=True, type=click.Choice(FORMATS), help="Report format (default text). Repeatable."
