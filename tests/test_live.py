@@ -267,3 +267,40 @@ def test_the_transport_refuses_writes_and_registration_is_not_in_the_pipeline(se
             HttpRequest("PUT", "/subscriptions/x/providers/Microsoft.Compute/register", params={"api-version": "1"})
         )
     assert emulator.writes() == []
+
+
+def test_progress_shows_on_a_terminal_and_not_in_pipes(serve) -> None:  # type: ignore[no-untyped-def]
+    import pty
+
+    emulator = serve(Estate.load(demo_estate_path()))
+    command = [
+        sys.executable,
+        "-m",
+        "scanner",
+        "scan",
+        "--all-subscriptions",
+        "--arm-endpoint",
+        emulator.endpoint,
+        "--fail-on",
+        "none",
+        "--format",
+        "json",
+    ]
+    env = {k: v for k, v in _cli_env(emulator).items() if k != "CI"}
+    controller, terminal = pty.openpty()
+    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=terminal, env=env, cwd=ROOT, timeout=120)
+    os.close(terminal)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(controller, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(controller)
+    assert done.returncode == 0
+    assert b"azai: 1/1 scopes" in shown and b"resources" in shown
+    piped = subprocess.run(command, capture_output=True, env=env, cwd=ROOT, timeout=120)
+    assert piped.stderr == b""  # quiet when stderr is not a terminal

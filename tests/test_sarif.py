@@ -5,6 +5,8 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +45,42 @@ def _inputs() -> list[tuple[str, list[Path]]]:
     return cases
 
 
+def _live_and_drift_sarif(directory: Path) -> list[tuple[str, Path, dict[str, Any]]]:
+    """Live SARIF anchored in a saved inventory, live SARIF with no file (placeholder paths), and
+    drift SARIF (the saved demo snapshot against the drifted estate), from the real CLI."""
+    from scanner.emulator.estate import Estate, demo_estate_path
+    from scanner.emulator.server import Emulator
+
+    cases = [
+        ("demo", "live-inventory", ["scan", "--all-subscriptions", "--save-inventory", "inventory.json"]),
+        ("demo", "live-placeholder", ["scan", "--all-subscriptions"]),
+        ("drifted", "drift-snapshot", ["drift", "inventory.json", "--all-subscriptions"]),
+    ]
+    out = []
+    for variant, name, args in cases:
+        with Emulator(Estate.load(demo_estate_path(variant))) as emulator:
+            env = {**os.environ, **emulator.environment(), "PYTHONPATH": str(ROOT)}
+            target = directory / f"{name}.sarif"
+            command = [
+                sys.executable,
+                "-m",
+                "scanner",
+                *args,
+                "--arm-endpoint",
+                emulator.endpoint,
+                "--format",
+                "sarif",
+                "--output",
+                str(target),
+                "--fail-on",
+                "none",
+            ]
+            done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=directory, timeout=180)
+            assert done.returncode == 0, done.stderr
+            out.append((name, target, json.loads(target.read_text())))
+    return out
+
+
 @pytest.fixture(scope="module")
 def produced(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, Path, dict[str, Any]]]:
     """Every SARIF this suite produces: the demo, each rule fixture, each corpus plan and template."""
@@ -52,6 +90,7 @@ def produced(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, Path, 
         target = directory / f"{name}.sarif"
         checkout = CORPUS.parent if name.startswith("corpus-") else ROOT  # the corpus is its own checkout
         out.append((name, target, _sarif_for(paths, target, cwd=checkout)))
+    out += _live_and_drift_sarif(directory)
     if CORPUS.is_dir():  # what-if examples, unwrapped from the REST spec wrapper
         for p in sorted((CORPUS / "arm" / "whatif").glob("*.json")):
             body = json.loads(p.read_text(encoding="utf-8"))["responses"]["200"]["body"]
@@ -70,6 +109,16 @@ def test_every_sarif_validates_against_the_official_schema(produced: list[tuple[
 def test_every_sarif_follows_githubs_rules(produced: list[tuple[str, Path, dict[str, Any]]]) -> None:
     failures = {name: errors for name, _, doc in produced if (errors := sarif_checks.github_rule_errors(doc))}
     assert not failures
+    by_name = {name: doc for name, _, doc in produced}
+    assert {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for r in by_name["live-inventory"]["runs"][0]["results"]
+    } == {"inventory.json"}
+    assert all(
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].startswith("azure-live/subscriptions/")
+        for r in by_name["live-placeholder"]["runs"][0]["results"]
+    )
+    assert {r["ruleId"] for run in by_name["drift-snapshot"]["runs"] for r in run["results"]} == {"AZAI-901"}
     assert sum(len(run["results"]) for _, _, doc in produced for run in doc["runs"]) > 50  # the checks saw real results
 
 
