@@ -38,6 +38,12 @@ from scanner.unknown import Unknown, known
         ),
     ),
     help_uri=WAF_AI + "design-principles#security",
+    peers=(
+        "Checkov CKV_AZURE_236",
+        "PSRule Azure.AI.DisableLocalAuth (AZR-000282)",
+        "Azure Policy 71ef260a (Azure AI Services key access disabled)",
+        "APRL aif-008",
+    ),
 )
 def anonymous_endpoint(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     """An inference endpoint that accepts a shared key (or no credential at all) instead of a

@@ -34,6 +34,7 @@ ISOLATING_EFFECTS = ("noschedule", "noexecute")
         cli="az aks nodepool add -g RG --cluster-name AKS -n gpu --mode User --node-taints sku=gpu:NoSchedule ...",
     ),
     help_uri=WAF_AI + "application-platform",
+    peers=("Checkov CKV_AZURE_232 (system pool only for critical add-ons)", "APRL 5ee083cd (pools without taints)"),
 )
 def shared_gpu_pool(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     """An AKS node pool with GPU nodes that ordinary pods can be scheduled on.

@@ -51,6 +51,11 @@ SCHEDULE_NOTE = (
     ),
     help_uri=WAF_AI + "design-principles#cost-optimization",
     options={"max_idle_before_shutdown": "PT4H", "idle_below_percent": 10.0},
+    peers=(
+        "Checkov CKV_AZURE_150",
+        "PSRule Azure.ML.ComputeIdleShutdown (AZR-000403)",
+        "Azure Policy 679ddf89-ab8f-48a5-9029-e76054077449",
+    ),
 )
 def always_on_compute(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     """AI compute that keeps billing while nobody uses it.

@@ -192,6 +192,9 @@ class Check:
     options: Mapping[str, Any] = field(default_factory=dict)
     sources: frozenset[str] = frozenset({"terraform", "arm", "whatif", "live"})
     module: str = ""
+    peers: tuple[
+        str, ...
+    ] = ()  # peer rules it covers: "Checkov CKV_AZURE_150", "PSRule Azure.ML.ComputeIdleShutdown", ...
 
     @property
     def summary(self) -> str:
@@ -212,6 +215,7 @@ def rule(
     help_uri: str,
     options: Mapping[str, Any] | None = None,
     sources: Iterable[str] | None = None,
+    peers: Iterable[str] = (),
 ) -> Callable[[CheckFunction], Check]:
     """Declare a rule. The decorated function's docstring is the rule's documentation."""
     if not _ID.match(id):
@@ -238,6 +242,7 @@ def rule(
             options=dict(options or {}),
             sources=frozenset(sources) if sources is not None else Check.sources,
             module=function.__module__,
+            peers=tuple(peers),
         )
 
     return wrap

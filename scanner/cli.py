@@ -495,12 +495,29 @@ def emulator(estate_file: str | None) -> None:
 
 @main.command()
 @click.argument("rule_id", required=False, metavar="[RULE]")
-def rules(rule_id: str | None) -> None:
+@click.option("--pillar", metavar="PILLAR", help="Only rules of this Well-Architected pillar, e.g. Security.")
+@click.option(
+    "--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True
+)
+def rules(rule_id: str | None, pillar: str | None, output_format: str) -> None:
     """List the rules, or print one rule's documentation (by id or slug)."""
-    from scanner.docgen import rule_markdown
+    from scanner.docgen import catalog_markdown, compliance_json, rule_markdown
     from scanner.registry import find_check, load_checks
 
     checks = load_checks()
+    if pillar:
+        checks = [c for c in checks if str(c.pillar).lower() == pillar.strip().lower()]
+        if not checks:
+            raise InputError(
+                f"no rules in pillar {pillar!r} (pillars: Security, Cost Optimization, Reliability, "
+                "Operational Excellence, Performance Efficiency)"
+            )
+    if output_format == "markdown" and not rule_id:
+        click.echo(catalog_markdown(checks, link=False), nl=False)
+        return
+    if output_format == "json" and not rule_id:
+        click.echo(compliance_json(checks), nl=False)
+        return
     if rule_id:
         check = find_check(checks, rule_id)
         if check is None:

@@ -134,3 +134,22 @@ def test_rule_options_change_a_threshold_and_bad_ones_are_rejected() -> None:
     for bad in ("AZAI-201:no_such=1", "AZAI-999:x=1", "AZAI-202:max_average_percent=lots", "AZAI-201"):
         done = run_cli("scan", "--rule-option", bad, instances)
         assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and "--rule-option" in done.stderr
+
+
+def test_rules_by_pillar_as_markdown_and_as_compliance_data() -> None:
+    table = run_cli("rules", "--pillar", "cost optimization", "--format", "markdown").stdout.splitlines()
+    assert table[0].startswith("| id | slug | pillar") and [row.split("|")[1].strip() for row in table[2:]] == [
+        "AZAI-201",
+        "AZAI-202",
+    ]
+    data = json.loads(run_cli("rules", "--format", "json").stdout)
+    assert data["rules"]["AZAI-201"]["peers"][0] == "Checkov CKV_AZURE_150"
+    assert data["rules"]["AZAI-301"] == {
+        "slug": "cross-region",
+        "pillar": "Performance Efficiency",
+        "principle_source": "https://learn.microsoft.com/azure/well-architected/ai/design-principles#performance-efficiency",
+        "peers": [],
+    }
+    assert json.loads((ROOT / "docs" / "rules" / "compliance.json").read_text()) == data
+    bad = run_cli("rules", "--pillar", "Sustainability")
+    assert bad.returncode == 2 and "no rules in pillar" in bad.stderr

@@ -15,7 +15,7 @@ def test_rule_docs_are_up_to_date() -> None:
     """Regenerate with: python -m scanner.docgen docs/rules"""
     target = ROOT / "docs" / "rules"
     expected = generate(load_checks())
-    actual = {p.name: p.read_text(encoding="utf-8") for p in target.glob("*.md")}
+    actual = {p.name: p.read_text(encoding="utf-8") for p in [*target.glob("*.md"), *target.glob("*.json")]}
     assert actual == expected, "docs/rules is stale: run python -m scanner.docgen docs/rules"
 
 
