@@ -33,7 +33,12 @@ from scanner.unknown import Unknown, known
         ),
     ),
     help_uri=WAF_AI + "design-principles#cost-optimization",
-    options={"max_average_percent": 10.0, "max_peak_percent": 30.0, "lookback": "P7D"},
+    options={
+        "max_average_percent": 10.0,
+        "max_peak_percent": 30.0,
+        "proxy_max_average_percent": 2.0,
+        "proxy_max_peak_percent": 3.0,
+    },
     sources=("live",),
 )
 def idle_gpu(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
@@ -60,14 +65,19 @@ def idle_gpu(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     - `max_average_percent` (default 10): the average GPU utilization below which compute is idle.
     - `max_peak_percent` (default 30): the peak that must also stay below it, so that a nightly
       batch job does not count as idle.
-    - `lookback` (default `P7D`): the window, as in Azure Advisor's shutdown recommendation.
+    - `proxy_max_average_percent` (default 2) and `proxy_max_peak_percent` (default 3): the same
+      for VMs and scale sets judged on CPU, Azure Advisor's shutdown thresholds.
+
+    The lookback window is 7 days of hourly averages, as in Azure Advisor's shutdown
+    recommendation.
 
     ## Waste estimate
 
     Idle node hours x hourly price: the nodes measured, times the share of the window's
-    intervals below `max_average_percent`, scaled to 730 hours a month. For VMs and scale sets
-    the only ARM metric is CPU (there is no GPU metric without in-guest monitoring), so their
-    findings are marked low confidence.
+    intervals below the average threshold, scaled to 730 hours a month. For VMs and scale sets
+    the only ARM metric is CPU (there is no GPU metric without in-guest monitoring), so they are
+    judged with Advisor's CPU thresholds and marked low confidence. Advisor also requires low
+    outbound network; azai does not read network metrics yet.
 
     ## Why
 
@@ -82,8 +92,13 @@ def idle_gpu(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     if stats is None or not stats.samples:
         known(Unknown("no utilization metrics for this GPU resource"))
         return
-    average_limit = float(ctx.options.get("max_average_percent", 10.0))
-    peak_limit = float(ctx.options.get("max_peak_percent", 30.0))
+    proxy = stats.confidence == "low"  # CPU standing in for a GPU metric: Advisor's idle thresholds
+    average_limit = float(
+        ctx.options.get("proxy_max_average_percent" if proxy else "max_average_percent", 2.0 if proxy else 10.0)
+    )
+    peak_limit = float(
+        ctx.options.get("proxy_max_peak_percent" if proxy else "max_peak_percent", 3.0 if proxy else 30.0)
+    )
     if stats.average_percent < average_limit and stats.maximum_percent < peak_limit:
         share = stats.idle_share(average_limit)
         cost = ctx.prices.estimate(

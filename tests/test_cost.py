@@ -168,6 +168,13 @@ def _cost_estate() -> Estate:
         "location": "eastus",
         "properties": {"hardwareProfile": {"vmSize": "Standard_NX9_v9"}},
     }
+    busyvm = {
+        "id": f"{GROUP}/providers/Microsoft.Compute/virtualMachines/busyvm",
+        "name": "busyvm",
+        "type": "Microsoft.Compute/virtualMachines",
+        "location": "eastus",
+        "properties": {"hardwareProfile": {"vmSize": "Standard_NC4as_T4_v3"}},
+    }
     plain = {
         "id": f"{GROUP}/providers/Microsoft.Compute/virtualMachines/plain",
         "name": "plain",
@@ -194,6 +201,7 @@ def _cost_estate() -> Estate:
         compute("idle", "Standard_NC24ads_A100_v4"),
         compute("silent", "Standard_NC24ads_A100_v4"),
         vm,
+        busyvm,
         novel,
         plain,
     ]
@@ -201,6 +209,7 @@ def _cost_estate() -> Estate:
         workspace: {"GpuUtilizationPercentage": {"busy": [80.0] * 168, "idle": [1.0] * 84 + [15.0] * 84}},
         vm["id"]: {"Percentage CPU": {"": [0.5] * 168}},
         novel["id"]: {"Percentage CPU": {"": [1.0] * 168}},
+        busyvm["id"]: {"Percentage CPU": {"": [1.0] * 160 + [6.0] * 8}},  # idle by GPU thresholds, not by Advisor's
         plain["id"]: {"Percentage CPU": {"": [1.0] * 168}},
     }
     skus = [
@@ -241,6 +250,7 @@ def test_idle_detection_on_metric_series_busy_idle_and_missing(monkeypatch: pyte
     assert set(idle) == {"mlw/idle", "gpuvm", "novel"}  # novel: a GPU size confirmed by the resource SKUs API
     assert {u.resource.name for u in result.undetermined if u.check.id == "AZAI-202"} == {"mlw/silent"}
     assert ("AZAI-202", "mlw/busy") in {(c.id, r.name) for c, r in result.passed}
+    assert ("AZAI-202", "busyvm") in {(c.id, r.name) for c, r in result.passed}  # CPU peaks at 6%: above Advisor's 3%
     # the SKU API says QX2 has no GPU, so its idle CPU is no GPU finding
     assert "plain" not in idle and "plain" not in {u.resource.name for u in result.undetermined}
     evidence = idle["mlw/idle"].violation.observed

@@ -227,3 +227,15 @@ def test_suppressions_apply_by_date(tmp_path: Path) -> None:
     assert not [f for f in after.findings if f.suppression] and after.failing()
     with pytest.raises(InputError):
         run_scan(ScanRequest(paths=[str(DEMO)], config_file=str(tmp_path / "missing.toml")))
+
+
+def test_rule_options_from_the_config_file_apply_and_the_command_line_wins(tmp_path: Path) -> None:
+    instances = str(FIXTURES / "rules" / "AZAI-201" / "template.json")
+    _config(tmp_path, "[rules.always-on-compute]\nmax_idle_before_shutdown = 'PT15M'\n")
+
+    def failing(*extra: str) -> set[str]:
+        done = run_cli("scan", "--format", "json", "--fail-on", "none", *extra, instances, cwd=tmp_path)
+        return {f["resource_name"] for f in json.loads(done.stdout)["findings"] if f["rule_id"] == "AZAI-201"}
+
+    assert "mlws/ciidle30" in failing()  # PT30M is over the configured PT15M
+    assert "mlws/ciidle30" not in failing("--rule-option", "AZAI-201:max_idle_before_shutdown=PT1H")

@@ -374,3 +374,64 @@ def test_positions_point_into_single_line_plans(tmp_path: Path) -> None:
     assert position is not None and position.line == 1
     assert text[position.column - 1 :].startswith("1")  # min_node_count's value
     assert position.pointer.endswith("/change/after/scale_settings/0/min_node_count")
+
+
+def test_azurerm_v3_and_v4_attribute_names_give_the_same_arm_resource(tmp_path: Path) -> None:
+    v3 = {
+        "name": "gpu",
+        "vm_size": "Standard_NC4as_T4_v3",
+        "mode": "User",
+        "enable_auto_scaling": True,
+        "min_count": 1,
+        "max_count": 3,
+        "enable_node_public_ip": True,
+        "enable_host_encryption": False,
+        "node_taints": [],
+    }
+    v4 = {
+        "name": "gpu",
+        "vm_size": "Standard_NC4as_T4_v3",
+        "mode": "User",
+        "auto_scaling_enabled": True,
+        "min_count": 1,
+        "max_count": 3,
+        "node_public_ip_enabled": True,
+        "host_encryption_enabled": False,
+        "node_taints": [],
+    }
+    storage_v3 = {
+        "name": "st",
+        "location": "eastus",
+        "resource_group_name": "rg",
+        "allow_blob_public_access": True,
+        "enable_https_traffic_only": True,
+    }
+    storage_v5 = {
+        "name": "st",
+        "location": "eastus",
+        "resource_group_name": "rg",
+        "allow_nested_items_to_be_public": True,
+        "https_traffic_only_enabled": True,
+    }
+    bodies = []
+    for pool, storage in ((v3, storage_v3), (v4, storage_v5)):
+        path = plan(
+            tmp_path,
+            [
+                change(
+                    "azurerm_kubernetes_cluster_node_pool.gpu",
+                    "azurerm_kubernetes_cluster_node_pool",
+                    pool,
+                    ["create"],
+                    unknown={"kubernetes_cluster_id": True},
+                ),
+                change("azurerm_storage_account.st", "azurerm_storage_account", storage, ["create"]),
+            ],
+        )
+        bodies.append({r.type: r.body["properties"] for r in load_file(path, "p", {}).inventory.resources})
+    assert bodies[0] == bodies[1]
+    assert bodies[0]["Microsoft.ContainerService/managedClusters/agentPools"]["enableAutoScaling"] is True
+    assert bodies[0]["Microsoft.Storage/storageAccounts"] == {
+        "allowBlobPublicAccess": True,
+        "supportsHttpsTrafficOnly": True,
+    }
