@@ -43,7 +43,27 @@ def minimum_requests(estate: Estate, page_size: int) -> int:
         )
         details += children
     details += sum(1 for r in estate.resources if r["type"].lower().endswith("/onlineendpoints"))  # their deployments
+    details += _metric_requests(estate)
     return math.ceil(len(subscriptions) / page_size) + graph + details
+
+
+def _metric_requests(estate: Estate) -> int:
+    """Utilization requests AZAI-202 needs: one per workspace with GPU computes, one per GPU VM or scale set."""
+    from scanner import vmsizes
+
+    workspaces, machines = set(), 0
+    for r in estate.resources:
+        kind = r["type"].lower()
+        props = r.get("properties", {})
+        if kind.endswith("/workspaces/computes") and vmsizes.is_gpu_size(
+            str(props.get("properties", {}).get("vmSize", ""))
+        ):
+            workspaces.add(r["id"].lower().rsplit("/computes/", 1)[0])
+        elif kind.endswith("/virtualmachines") and vmsizes.is_gpu_size(
+            str(props.get("hardwareProfile", {}).get("vmSize", ""))
+        ):
+            machines += 1
+    return len(workspaces) + machines
 
 
 def naive(emulator: Emulator, workers: int) -> tuple[float, int]:
