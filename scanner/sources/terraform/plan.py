@@ -81,13 +81,7 @@ class PlanReader:
     # -- collecting instances -------------------------------------------------------------
 
     def _collect(self) -> None:
-        changes = self.plan.get("resource_changes")
-        for i, change in enumerate(changes if isinstance(changes, list) else []):
-            if not isinstance(change, dict) or change.get("mode", "managed") != "managed":
-                continue
-            raw_detail = change.get("change")
-            detail: dict[str, Any] = raw_detail if isinstance(raw_detail, dict) else {}
-            actions = detail.get("actions") or []
+        for i, change, detail, actions in managed_changes(self.plan.get("resource_changes")):
             if "forget" in actions or "read" in actions or ("delete" in actions and "create" not in actions):
                 self.instances.setdefault(str(change.get("address")), self._skipped(change))
                 continue
@@ -470,6 +464,18 @@ class PlanReader:
             )
 
 
+def managed_changes(entries: Any) -> Iterator[tuple[int, dict[str, Any], dict[str, Any], list[str]]]:
+    """(index, entry, its change object, its actions) for each managed-resource entry of a
+    ``resource_changes`` or ``resource_drift`` list; malformed entries are passed over."""
+    for i, entry in enumerate(entries if isinstance(entries, list) else []):
+        if not isinstance(entry, dict) or entry.get("mode", "managed") != "managed":
+            continue
+        raw = entry.get("change")
+        change: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        actions = change.get("actions") or []
+        yield i, entry, change, actions if isinstance(actions, list) else []
+
+
 def read_resource_drift(doc: Document) -> list[tuple[Resource | None, Resource | None]]:
     """(before, after) of each resource Terraform's refresh found changed or deleted outside it.
 
@@ -479,13 +485,7 @@ def read_resource_drift(doc: Document) -> list[tuple[Resource | None, Resource |
     reader = PlanReader(doc)
     reader._collect()
     pairs: list[tuple[Resource | None, Resource | None]] = []
-    entries = doc.data.get("resource_drift")
-    for i, entry in enumerate(entries if isinstance(entries, list) else []):
-        if not isinstance(entry, dict) or entry.get("mode", "managed") != "managed":
-            continue
-        raw_change = entry.get("change")
-        change: dict[str, Any] = raw_change if isinstance(raw_change, dict) else {}
-        actions = change.get("actions") or []
+    for i, entry, change, actions in managed_changes(doc.data.get("resource_drift")):
         if "update" not in actions and "delete" not in actions:
             continue  # no-op drift records a move only
         states: list[Resource | None] = []
