@@ -89,6 +89,8 @@ def is_snapshot(data: dict[str, Any]) -> bool:
 def read_snapshot(doc: Document) -> tuple[list[Resource], dict[str, Any]]:
     """Resources and scan metadata of a snapshot; a wrong version or shape is a one-line error."""
     data = doc.data
+    if MARKER not in data:
+        raise InputError(f"{doc.path}: not an azai snapshot (write one with --save-inventory)")
     if data.get(MARKER) != INVENTORY_VERSION:
         raise InputError(
             f"{doc.path}: unsupported azai snapshot version {data.get(MARKER)!r} (this azai reads {INVENTORY_VERSION})"

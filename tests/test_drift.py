@@ -180,6 +180,12 @@ def test_corrupt_or_wrong_version_snapshot_is_exit_2(tmp_path: Path, content: st
         assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
 
 
+def test_a_plan_given_as_a_snapshot_is_named_for_what_it_is_not(tmp_path: Path) -> None:
+    done = run_cli("drift", str(FIXTURES / "demo" / "plan.json"), str(FIXTURES / "demo" / "plan.json"))
+    assert done.returncode == 2
+    assert done.stderr.strip().endswith("plan.json: not an azai snapshot (write one with --save-inventory)")
+
+
 def _live_twin() -> Estate:
     """The demo estate as deployed, with the differences IaC-to-live must find."""
     estate = Estate.load(demo_estate_path())
