@@ -19,7 +19,6 @@ from scanner import azure_types as T
 from scanner.jsondoc import Document, Position
 from scanner.unknown import Unknown
 
-IAC_KINDS = frozenset({"terraform", "arm", "whatif"})
 LIVE_KIND = "live"
 
 _ID_PROVIDER = re.compile(r"/providers/", re.IGNORECASE)

@@ -72,22 +72,6 @@ class Unknown:
         return self.symbol or f"(unknown: {self.reason})"
 
 
-def is_unknown(value: Any) -> bool:
-    """True for an `Unknown`; safe to call on anything."""
-    return isinstance(value, Unknown)
-
-
-def contains_unknown(value: Any) -> bool:
-    """True when an `Unknown` appears anywhere inside a JSON-like value."""
-    if isinstance(value, Unknown):
-        return True
-    if isinstance(value, dict):
-        return any(contains_unknown(v) for v in value.values())
-    if isinstance(value, list):
-        return any(contains_unknown(v) for v in value)
-    return False
-
-
 def known(value: Any) -> Any:
     """``value`` itself, or `UnknownValueError` when it is Unknown.
 

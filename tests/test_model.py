@@ -103,13 +103,21 @@ def test_inventory_relationships_and_inline_pools() -> None:
             },
         },
     )
-    inventory = Inventory([cluster, explicit, storage, workspace])
+    compute = _resource(
+        f"{base}/Microsoft.MachineLearningServices/workspaces/ws/computes/gpu",
+        "Microsoft.MachineLearningServices/workspaces/computes",
+        "ws/gpu",
+        {"properties": {"computeType": "AmlCompute"}},
+    )
+    inventory = Inventory([cluster, explicit, storage, workspace, compute])
     pools = {p.name: p for p in inventory.cluster_pools(cluster)}
     assert set(pools) == {"aks/sys", "aks/gpu"}
     assert pools["aks/gpu"] is explicit  # the declared pool wins over its inline profile
     assert pools["aks/sys"].get("properties.mode") == "System"  # AKS makes the first pool System
     assert inventory.pool_cluster(pools["aks/sys"]) is cluster
     assert inventory.workspace_storage(workspace) is storage
+    assert inventory.workspace_computes(workspace) == [compute]
+    assert inventory.parent(compute) is workspace
     assert cluster.type == "Microsoft.ContainerService/managedClusters"
 
 

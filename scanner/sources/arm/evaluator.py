@@ -566,10 +566,6 @@ def build_template_id(args: list[Any], placement: Placement, scope: str) -> Any:
     return f"/subscriptions/{subscription}/resourceGroups/{group}{provider}"
 
 
-def _unknown_at_deploy(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
-    return Unknown("known only during deployment")
-
-
 # Functions that build values: an Unknown argument stays an Unknown member of the result,
 # so an object with one unknown property still tells the truth about the others.
 _STRUCTURAL = frozenset({"createobject", "createarray", "equals"})
