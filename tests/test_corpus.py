@@ -8,7 +8,9 @@ shutdown, ...) must give the expected findings. Skipped when the corpus is absen
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -114,3 +116,38 @@ def test_whatif_examples_parse_in_both_shapes(corpus: Path, path: Path, tmp_path
     rest_result, cli_result = scan(rest), scan(cli)
     assert rest_result.resources_scanned == cli_result.resources_scanned
     assert not rest_result.findings and not cli_result.findings
+
+
+def _corpus_findings(corpus: Path, tmp_path: Path) -> dict[str, Any]:
+    """Findings and undetermined checks per corpus plan, template and (unwrapped) what-if result."""
+    table: dict[str, Any] = {}
+    for path in [*_inputs("terraform"), *[p for p in _inputs("arm") if p.parent.name != "whatif"]]:
+        result = scan(path)
+        table[path.relative_to(corpus).as_posix()] = {
+            "findings": sorted(
+                f"{f.check.id} {f.severity.label} {f.resource.type} {f.resource.name} {f.violation.path}"
+                for f in result.findings
+            ),
+            "undetermined": sorted(f"{u.check.id} {u.resource.type} {u.resource.name}" for u in result.undetermined),
+        }
+    for path in _inputs("arm/whatif"):
+        body = tmp_path / path.name
+        body.write_text(json.dumps(json.loads(path.read_text(encoding="utf-8"))["responses"]["200"]["body"]))
+        result = scan(body)
+        table[path.relative_to(corpus).as_posix()] = {
+            "findings": sorted(f"{f.check.id} {f.resource.name}" for f in result.findings),
+            "undetermined": sorted(f"{u.check.id} {u.resource.name}" for u in result.undetermined),
+        }
+    return table
+
+
+def test_corpus_findings_match_their_golden_file(corpus: Path, tmp_path: Path) -> None:
+    """Every finding on the third-party corpus, per file, so any change in behaviour is visible in review.
+
+    Regenerate after an intended change: AZAI_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_corpus.py
+    """
+    golden = Path(__file__).parent / "golden" / "corpus-findings.json"
+    table = _corpus_findings(corpus, tmp_path)
+    if os.environ.get("AZAI_UPDATE_GOLDEN"):
+        golden.write_text(json.dumps(table, indent=2, sort_keys=True) + "\n")
+    assert table == json.loads(golden.read_text())
