@@ -154,34 +154,19 @@ def _cost_estate() -> Estate:
             },
         }
 
-    vm = {
-        "id": f"{GROUP}/providers/Microsoft.Compute/virtualMachines/gpuvm",
-        "name": "gpuvm",
-        "type": "Microsoft.Compute/virtualMachines",
-        "location": "eastus",
-        "properties": {"hardwareProfile": {"vmSize": "Standard_NC4as_T4_v3"}},
-    }
-    novel = {
-        "id": f"{GROUP}/providers/Microsoft.Compute/virtualMachines/novel",
-        "name": "novel",
-        "type": "Microsoft.Compute/virtualMachines",
-        "location": "eastus",
-        "properties": {"hardwareProfile": {"vmSize": "Standard_NX9_v9"}},
-    }
-    busyvm = {
-        "id": f"{GROUP}/providers/Microsoft.Compute/virtualMachines/busyvm",
-        "name": "busyvm",
-        "type": "Microsoft.Compute/virtualMachines",
-        "location": "eastus",
-        "properties": {"hardwareProfile": {"vmSize": "Standard_NC4as_T4_v3"}},
-    }
-    plain = {
-        "id": f"{GROUP}/providers/Microsoft.Compute/virtualMachines/plain",
-        "name": "plain",
-        "type": "Microsoft.Compute/virtualMachines",
-        "location": "eastus",
-        "properties": {"hardwareProfile": {"vmSize": "Standard_QX2_v9"}},
-    }
+    def virtual_machine(name: str, size: str) -> dict[str, object]:
+        return {
+            "id": f"{GROUP}/providers/Microsoft.Compute/virtualMachines/{name}",
+            "name": name,
+            "type": "Microsoft.Compute/virtualMachines",
+            "location": "eastus",
+            "properties": {"hardwareProfile": {"vmSize": size}},
+        }
+
+    vm = virtual_machine("gpuvm", "Standard_NC4as_T4_v3")
+    novel = virtual_machine("novel", "Standard_NX9_v9")
+    busyvm = virtual_machine("busyvm", "Standard_NC4as_T4_v3")
+    plain = virtual_machine("plain", "Standard_QX2_v9")
     resources = [
         {
             "id": storage,

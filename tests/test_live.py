@@ -117,24 +117,16 @@ def _cli_env(emulator: Emulator, **overrides: str) -> dict[str, str]:
     return {**os.environ, **emulator.environment(), "PYTHONPATH": str(ROOT), **overrides}
 
 
+def _scan_command(emulator: Emulator, *args: str) -> list[str]:
+    """The `azai scan` command line pointed at the emulator, so each test states only what it varies."""
+    return [sys.executable, "-m", "scanner", "scan", "--arm-endpoint", emulator.endpoint, *args]
+
+
 def test_cli_scan_against_an_arm_endpoint_with_managed_identity_variables(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     emulator = serve(Estate.load(demo_estate_path()))
     subscription = emulator.estate.subscription_ids()[0]
     done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "scanner",
-            "scan",
-            "--subscription",
-            subscription,
-            "--arm-endpoint",
-            emulator.endpoint,
-            "--format",
-            "json",
-            "--fail-on",
-            "none",
-        ],
+        _scan_command(emulator, "--subscription", subscription, "--format", "json", "--fail-on", "none"),
         capture_output=True,
         text=True,
         env=_cli_env(emulator),
@@ -151,7 +143,7 @@ def test_cli_scan_against_an_arm_endpoint_with_managed_identity_variables(serve,
 def test_authentication_failure_is_exit_2_with_one_line(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     emulator = serve(Estate.load(demo_estate_path()))
     done = subprocess.run(
-        [sys.executable, "-m", "scanner", "scan", "--all-subscriptions", "--arm-endpoint", emulator.endpoint],
+        _scan_command(emulator, "--all-subscriptions"),
         capture_output=True,
         text=True,
         env=_cli_env(emulator, IDENTITY_HEADER="wrong", PATH="/nonexistent"),
@@ -171,20 +163,7 @@ def test_incomplete_scan_exit_code_and_coverage_in_every_report(serve, tmp_path:
     out = {fmt: tmp_path / f"r.{fmt}" for fmt in ("json", "sarif", "markdown", "junit")}
     args = [a for fmt, path in out.items() for a in ("--format", fmt, "--output", str(path))]
     done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "scanner",
-            "scan",
-            "--all-subscriptions",
-            "--arm-endpoint",
-            emulator.endpoint,
-            "--fail-on",
-            "none",
-            *args,
-            "--format",
-            "text",
-        ],
+        _scan_command(emulator, "--all-subscriptions", "--fail-on", "none", *args, "--format", "text"),
         capture_output=True,
         text=True,
         env=_cli_env(emulator),
@@ -273,19 +252,7 @@ def test_progress_shows_on_a_terminal_and_not_in_pipes(serve) -> None:  # type: 
     import pty
 
     emulator = serve(Estate.load(demo_estate_path()))
-    command = [
-        sys.executable,
-        "-m",
-        "scanner",
-        "scan",
-        "--all-subscriptions",
-        "--arm-endpoint",
-        emulator.endpoint,
-        "--fail-on",
-        "none",
-        "--format",
-        "json",
-    ]
+    command = _scan_command(emulator, "--all-subscriptions", "--fail-on", "none", "--format", "json")
     env = {k: v for k, v in _cli_env(emulator).items() if k != "CI"}
     controller, terminal = pty.openpty()
     done = subprocess.run(command, stdout=subprocess.PIPE, stderr=terminal, env=env, cwd=ROOT, timeout=120)
