@@ -38,8 +38,14 @@ def minimum_requests(estate: Estate, page_size: int) -> int:
     details = 0
     for resource in estate.top_level:
         kind = resource["type"].lower()
+        # workspaces: computes, online and serverless endpoints, diagnostic settings; Cognitive
+        # accounts: diagnostic settings; clusters: agent pools; Container Apps: auth configs
         children = (
-            3 if kind.endswith("/workspaces") else 1 if kind.endswith(("/managedclusters", "/containerapps")) else 0
+            4
+            if kind.endswith("/workspaces")
+            else 1
+            if kind.endswith(("/managedclusters", "/containerapps", "cognitiveservices/accounts"))
+            else 0
         )
         details += children
     details += sum(1 for r in estate.resources if r["type"].lower().endswith("/onlineendpoints"))  # their deployments

@@ -6,9 +6,10 @@ import re
 from datetime import timedelta
 from typing import Any
 
+from scanner import azure_types as T
 from scanner.checkapi import CheckContext, Principle
 from scanner.model import Resource
-from scanner.unknown import Unknown, UnknownValueError
+from scanner.unknown import Unknown, UnknownValueError, known
 
 WAF_AI = "https://learn.microsoft.com/azure/well-architected/ai/"
 DRIFT_HELP = WAF_AI + "mlops-genaiops"
@@ -80,3 +81,46 @@ def compute_region(compute: Resource, ctx: CheckContext) -> Any:
         return compute.location
     workspace = ctx.inventory.parent(compute)
     return workspace.location if workspace is not None else None
+
+
+def network_open(resource: Resource, acl_path: str = "properties.networkAcls.defaultAction") -> bool:
+    """Reachable from the internet: ``publicNetworkAccess`` is not ``Disabled`` (absent means
+    Enabled) and the network ACL's default action is not ``Deny`` (absent means Allow)."""
+    if not known(is_public(resource)):
+        return False
+    return not same_text(resource.get(acl_path, "Allow"), "Deny")
+
+
+def identity_kinds(resource: Resource) -> set[str]:
+    """The managed identity kinds a resource has: ``systemassigned``, ``userassigned`` or none."""
+    kind = known(resource.get("identity.type"))
+    if not isinstance(kind, str):
+        return set()
+    return {k.strip().lower() for k in kind.split(",") if k.strip().lower() not in ("", "none")}
+
+
+def workspace_users(resource: Resource, ctx: CheckContext, path: str) -> list[Resource]:
+    """The AML workspaces whose ``path`` (``properties.keyVault`` and the like) names ``resource``."""
+    return ctx.inventory.referrers(resource, T.WORKSPACE, path)
+
+
+def has_tag(resource: Resource, ctx: CheckContext, key_option: str, values_option: str) -> bool:
+    """Whether the resource, or a parent, carries the tag the rule's options name (values compare
+    case-insensitively; an empty value list accepts any value)."""
+    key = str(ctx.options.get(key_option, "")).lower()
+    values = {str(v).lower() for v in ctx.options.get(values_option, [])}
+    current: Resource | None = resource
+    while current is not None:
+        for tag, value in current.tags.items():
+            if tag.lower() == key and (not values or str(value).lower() in values):
+                return True
+        current = ctx.inventory.parent(current)
+    return False
+
+
+def comparable_region(value: Any) -> Any:
+    """A region to compare, or a symbolic one such as ``resourceGroup().location`` that equals
+    itself; any other Unknown makes the rule undetermined."""
+    if isinstance(value, Unknown) and value.symbol is None:
+        known(value)
+    return value

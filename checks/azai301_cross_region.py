@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from checks._common import WAF_AI, same_text
+from checks._common import WAF_AI, comparable_region, same_text
 from scanner import azure_types as T
 from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource, normalize_location
@@ -65,8 +65,8 @@ def cross_region(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     """
     if resource.type_key == T.WORKSPACE.lower():
         storage = _storage(resource, ctx)
-        workspace_region = _region(resource.location)
-        storage_region = _region(storage.location)
+        workspace_region = comparable_region(resource.location)
+        storage_region = comparable_region(storage.location)
         if workspace_region is not None and storage_region is not None and not _same(workspace_region, storage_region):
             yield Violation(
                 f"Workspace '{resource.name}' is in {workspace_region} but its storage account "
@@ -82,7 +82,7 @@ def cross_region(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
         return
     region, path = _compute_region(resource, workspace, ctx)
     storage = _storage(workspace, ctx)
-    storage_region = _region(storage.location)
+    storage_region = comparable_region(storage.location)
     if region is not None and storage_region is not None and not _same(region, storage_region):
         yield Violation(
             f"Compute '{resource.name}' runs in {region} but workspace '{workspace.name}' keeps its data "
@@ -121,7 +121,7 @@ def _compute_region(compute: Resource, workspace: Resource, ctx: CheckContext) -
         if cluster is None:
             known(Unknown("the attached cluster is not among the scanned resources", path="properties.resourceId"))
         assert cluster is not None
-        return _region(cluster.location), "properties.resourceId"
+        return comparable_region(cluster.location), "properties.resourceId"
     explicit = compute.get("properties.computeLocation")
     if explicit is not None:
         region = normalize_location(explicit)
@@ -129,14 +129,7 @@ def _compute_region(compute: Resource, workspace: Resource, ctx: CheckContext) -
         region = compute.location
     else:
         region = workspace.location
-    return _region(region), "properties.computeLocation"
-
-
-def _region(value: Any) -> Any:
-    """A region, or a symbolic one such as ``resourceGroup().location`` that equals itself."""
-    if isinstance(value, Unknown) and value.symbol is None:
-        known(value)
-    return value
+    return comparable_region(region), "properties.computeLocation"
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -24,6 +24,10 @@ VM_SCALE_SET = "Microsoft.Compute/virtualMachineScaleSets"
 KEY_VAULT = "Microsoft.KeyVault/vaults"
 CONTAINER_REGISTRY = "Microsoft.ContainerRegistry/registries"
 DEPLOYMENT = "Microsoft.Resources/deployments"
+PRIVATE_ENDPOINT = "Microsoft.Network/privateEndpoints"
+DIAGNOSTIC_SETTING = "Microsoft.Insights/diagnosticSettings"
+AUTOSCALE_SETTING = "Microsoft.Insights/autoscaleSettings"
+APP_SERVICE_PLAN = "Microsoft.Web/serverfarms"
 
 _CANONICAL = {
     t.lower(): t
@@ -45,6 +49,10 @@ _CANONICAL = {
         KEY_VAULT,
         CONTAINER_REGISTRY,
         DEPLOYMENT,
+        PRIVATE_ENDPOINT,
+        DIAGNOSTIC_SETTING,
+        AUTOSCALE_SETTING,
+        APP_SERVICE_PLAN,
     )
 }
 

@@ -320,6 +320,43 @@ class Inventory:
         ref = compute.get("properties.resourceId")
         return ref if isinstance(ref, Unknown) else self.get(ref)
 
+    def extensions(self, target: Resource, extension_type: str) -> list[Resource]:
+        """Extension resources attached to ``target`` (diagnostic settings): their ids are the
+        target's id followed by ``/providers/<extension type>/<name>``."""
+        found = []
+        for extension in self.of_type(extension_type):
+            scope, marker, _ = extension.id.lower().rpartition("/providers/")
+            if marker and self.get(scope) is target:
+                found.append(extension)
+        return found
+
+    def has_private_endpoint(self, target: Resource) -> bool:
+        """Whether a private endpoint connects to ``target``: a declared one that names it as its
+        private link service, or a connection the service itself reports (live, what-if)."""
+        reported = target.get("properties.privateEndpointConnections")
+        if isinstance(reported, list) and reported:
+            return True
+        for endpoint in self.of_type(T.PRIVATE_ENDPOINT):
+            for kind in ("privateLinkServiceConnections", "manualPrivateLinkServiceConnections"):
+                connections = endpoint.get(f"properties.{kind}")
+                for connection in connections if isinstance(connections, list) else []:
+                    service = get_path(connection, "properties.privateLinkServiceId")
+                    if isinstance(service, str) and self.get(service) is target:
+                        return True
+        return False
+
+    def referrers(self, target: Resource, referrer_type: str, path: str) -> list[Resource]:
+        """Resources of ``referrer_type`` whose property ``path`` holds ``target``'s id."""
+        return [r for r in self.of_type(referrer_type) if self.get(r.get(path)) is target]
+
+    def autoscale_settings(self, target: Resource) -> list[Resource]:
+        """Autoscale settings whose ``targetResourceUri`` is ``target``."""
+        return [
+            setting
+            for setting in self.of_type(T.AUTOSCALE_SETTING)
+            if self.get(setting.get("properties.targetResourceUri")) is target
+        ]
+
     def cluster_pools(self, cluster: Resource) -> list[Resource]:
         return self.children(cluster, T.AGENT_POOL)
 

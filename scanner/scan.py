@@ -152,10 +152,27 @@ def parse_fail_on(text: str) -> Severity | None:
         raise InputError(f"--fail-on: {exc}") from None
 
 
+_FLAGS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+
+
+def _typed_option(default: Any, value: str) -> Any:
+    """A command-line option value in the type of the rule's default."""
+    if isinstance(default, bool):
+        if value.strip().lower() not in _FLAGS:
+            raise ValueError(value)
+        return _FLAGS[value.strip().lower()]
+    if isinstance(default, (int, float)):
+        return type(default)(value)
+    if isinstance(default, (list, tuple)):
+        return [item.strip() for item in value.split(",") if item.strip()]
+    return value
+
+
 def parse_rule_options(given: Sequence[str], checks: list[Check]) -> dict[str, dict[str, Any]]:
     """``RULE:KEY=VALUE`` settings, checked against the options each rule declares.
 
-    Values take the type of the rule's default, so ``max_average_percent=5`` is a number.
+    Values take the type of the rule's default, so ``max_average_percent=5`` is a number,
+    ``require_user_assigned=true`` a flag and ``marker_values=ai,ml`` a list.
     """
     options: dict[str, dict[str, Any]] = {}
     for text in given:
@@ -167,10 +184,10 @@ def parse_rule_options(given: Sequence[str], checks: list[Check]) -> dict[str, d
         if key not in check.options:
             declared = ", ".join(sorted(check.options)) or "none"
             raise InputError(f"--rule-option {text!r}: {check.id} has no option {key!r} (options: {declared})")
-        default = check.options[key]
         try:
-            typed: Any = type(default)(value) if isinstance(default, (int, float)) else value
+            typed = _typed_option(check.options[key], value)
         except ValueError:
-            raise InputError(f"--rule-option {text!r}: {key} must be a {type(default).__name__}") from None
+            kind = type(check.options[key]).__name__
+            raise InputError(f"--rule-option {text!r}: {key} must be a {kind}") from None
         options.setdefault(check.id, {})[key] = typed
     return options

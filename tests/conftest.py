@@ -6,21 +6,25 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from scanner.engine import ScanResult
-from scanner.scan import scan_paths
+from scanner.scan import ScanRequest, run_scan, scan_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 CORPUS = ROOT.parent / "shared" / "corpus"
 
 
-def scan(*paths: Path | str, parameters: str | None = None) -> ScanResult:
-    return scan_paths([str(p) for p in paths], parameters)
+def scan(*paths: Path | str, parameters: str | None = None, select: Sequence[str] = ()) -> ScanResult:
+    """Scan with defaults; ``select`` narrows to the rules a test is about."""
+    if not select:
+        return scan_paths([str(p) for p in paths], parameters)
+    return run_scan(ScanRequest(paths=[str(p) for p in paths], parameters_file=parameters, select=select))
 
 
 def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:

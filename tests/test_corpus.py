@@ -72,7 +72,11 @@ def test_aml_cluster_quickstart_scales_to_zero_by_default(corpus: Path) -> None:
 
 def test_avm_modules_with_safe_defaults_pass(corpus: Path) -> None:
     cognitive = scan(corpus / "arm/bicep-avm/cognitive-services_account_main.json")
-    assert not cognitive.findings and not cognitive.undetermined
+    # Its defaults disable local auth and public access and restrict outbound calls; they add no
+    # managed identity and no private endpoint, and the kind is a required parameter.
+    assert sorted(f.check.id for f in cognitive.findings) == ["AZAI-106", "AZAI-108"]
+    assert {f.severity.label for f in cognitive.findings} == {"medium"}
+    assert sorted(u.check.id for u in cognitive.undetermined) == ["AZAI-109", "AZAI-501"]
     pool = scan(corpus / "arm/bicep-avm/container-service_managed-cluster_agent-pool_main.json")
     assert not [f for f in pool.findings if f.check.id in ("AZAI-102", "AZAI-201")]
 
@@ -151,3 +155,32 @@ def test_corpus_findings_match_their_golden_file(corpus: Path, tmp_path: Path) -
     if os.environ.get("AZAI_UPDATE_GOLDEN"):
         golden.write_text(json.dumps(table, indent=2, sort_keys=True) + "\n")
     assert table == json.loads(golden.read_text())
+
+
+@pytest.mark.parametrize(
+    ("example", "rule", "severity", "deliberately_failed"),
+    [
+        # CKV2_AZURE_49 passes a workspace without publicNetworkAccess; the API defaults it to
+        # Enabled, so AZAI-103 fails it, as CKV_AZURE_144 does (docs/peers.md).
+        ("AzureMLWorkspacePublicNetwork", "AZAI-103", None, {"pass2.json"}),
+        ("CognitiveServicesConfigureIdentity", "AZAI-106", None, set()),
+        ("CognitiveServicesDisablesPublicNetwork", "AZAI-108", "high", set()),
+        ("CognitiveServicesEnableLocalAuth", "AZAI-101", None, set()),
+    ],
+)
+def test_checkov_own_examples_fail_and_pass_as_checkov_says(
+    corpus: Path, example: str, rule: str, severity: str | None, deliberately_failed: set[str]
+) -> None:
+    """Checkov's ARM test templates for the peer rule a catalog rule covers: every resource in a
+    ``fail*`` file fails ours too, and nothing in a ``pass*`` file does (for AZAI-108, at the
+    severity of the public-access case Checkov checks), apart from documented disagreements."""
+    files = sorted((corpus / "arm/checkov" / example).glob("*.json"))
+    assert any(f.name.startswith("fail") for f in files) and any(f.name.startswith("pass") for f in files)
+    for path in files:
+        result = scan(path, select=[rule])
+        failed = {f.resource.name for f in result.findings if severity is None or f.severity.label == severity}
+        evaluated = {r.name for c, r in result.passed} | {f.resource.name for f in result.findings}
+        assert evaluated, path.name
+        fails = path.name.startswith("fail") or path.name in deliberately_failed
+        assert failed == (evaluated if fails else set()), path.name
+        assert not result.undetermined, path.name

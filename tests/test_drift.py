@@ -106,6 +106,7 @@ def test_scan_to_scan_reports_every_change_and_no_noise(snapshots: tuple[Path, P
         ("AZAI-102", "aks-demo/adhoc"),
         ("AZAI-201", "aks-demo/adhoc"),
         ("AZAI-201", "ws-demo/train"),
+        ("AZAI-402", "aks-demo/adhoc"),
     }
     assert data["drift"]["findings_resolved"] == []
     code, data, _ = _drift(str(base), str(base))

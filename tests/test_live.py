@@ -51,7 +51,7 @@ def keys(result: ScanResult, rule: str | None = None) -> set[tuple[str, str, str
     }
 
 
-@pytest.mark.parametrize("rule", ["AZAI-101", "AZAI-102", "AZAI-201", "AZAI-301"])
+@pytest.mark.parametrize("rule", sorted(d.name for d in (FIXTURES / "rules").iterdir() if d.is_dir()))
 def test_every_rule_on_live_resources_matches_its_fixture(serve, rule: str) -> None:  # type: ignore[no-untyped-def]
     expected = json.loads((FIXTURES / "rules" / rule / "expected.json").read_text())["forms"]["whatif"]
     emulator = serve(estate_from_whatif(FIXTURES / "rules" / rule / "whatif.json"))
@@ -64,6 +64,59 @@ def test_every_rule_on_live_resources_matches_its_fixture(serve, rule: str) -> N
     assert passed == set(expected["pass"])
     assert result.complete and all(f.resource.origin.kind == "live" for f in result.findings)
     assert emulator.writes() == []
+
+
+def test_outdated_compute_image_is_read_from_live_instances(serve) -> None:  # type: ignore[no-untyped-def]
+    """AZAI-502 is live-only: Azure reports the image flag on running instances, IaC has none."""
+    sub = "00000000-0000-0000-0000-0000000000c5"
+    ws = f"/subscriptions/{sub}/resourceGroups/rg-ai/providers/Microsoft.MachineLearningServices/workspaces/ws"
+    computes = "Microsoft.MachineLearningServices/workspaces/computes"
+
+    def compute(name: str, compute_type: str, image: dict[str, object] | None) -> dict[str, object]:
+        inner: dict[str, object] = {"vmSize": "Standard_DS3_v2"}
+        if image is not None:
+            inner["osImageMetadata"] = image
+        return {
+            "id": f"{ws}/computes/{name}",
+            "name": name,
+            "type": computes,
+            "location": "eastus",
+            "properties": {"computeType": compute_type, "disableLocalAuth": True, "properties": inner},
+        }
+
+    estate = Estate(
+        [{"id": f"/subscriptions/{sub}", "subscriptionId": sub, "displayName": "ml", "state": "Enabled"}],
+        [
+            {
+                "id": ws,
+                "name": "ws",
+                "type": "Microsoft.MachineLearningServices/workspaces",
+                "location": "eastus",
+                "properties": {},
+            },
+            compute(
+                "stale",
+                "ComputeInstance",
+                {"currentImageVersion": "24.09.16", "latestImageVersion": "26.10.31", "isLatestOsImageVersion": False},
+            ),
+            compute(
+                "fresh",
+                "ComputeInstance",
+                {"currentImageVersion": "26.10.31", "latestImageVersion": "26.10.31", "isLatestOsImageVersion": True},
+            ),
+            compute("cluster", "AmlCompute", None),
+        ],
+    )
+    emulator = serve(estate)
+    result = live_scan(emulator, subscriptions=[sub])
+    assert {f.resource.name for f in result.findings if f.check.id == "AZAI-502"} == {"ws/stale"}
+    assert {r.name for c, r in result.passed if c.id == "AZAI-502"} == {"ws/fresh", "ws/cluster"}
+    assert not [u for u in result.undetermined if u.check.id == "AZAI-502"]
+    stale = next(f for f in result.findings if f.check.id == "AZAI-502")
+    assert "24.09.16" in stale.violation.message and "26.10.31" in stale.violation.message
+    assert emulator.writes() == []
+    iac = scan(FIXTURES / "rules" / "AZAI-104" / "template.json")
+    assert "AZAI-502" not in {c.id for c, _ in iac.passed} | {f.check.id for f in iac.findings}
 
 
 def test_demo_estate_live_matches_its_iac_twin_apart_from_idle_gpu(serve) -> None:  # type: ignore[no-untyped-def]
@@ -135,7 +188,7 @@ def test_cli_scan_against_an_arm_endpoint_with_managed_identity_variables(serve,
     )
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
-    assert data["summary"]["findings"] == 9 and data["summary"]["complete"] is True
+    assert data["summary"]["findings"] == 23 and data["summary"]["complete"] is True
     assert {f["source"] for f in data["findings"]} == {"live"}
     assert emulator.writes() == []
 
@@ -194,7 +247,7 @@ def test_live_sarif_points_at_the_saved_inventory_or_the_declaring_iac(serve, tm
         )
     )
     saved = json.loads(inventory.read_text())
-    assert saved["azai_inventory"] == 1 and len(saved["resources"]) == 9
+    assert saved["azai_inventory"] == 1 and len(saved["resources"]) == 10
     document = json.loads(sarif.render(result)[0])
     run = document["runs"][0]
     assert run["automationDetails"]["id"] == "azai/live/"
@@ -205,7 +258,8 @@ def test_live_sarif_points_at_the_saved_inventory_or_the_declaring_iac(serve, tm
         arm_id = location["logicalLocations"][-1]["fullyQualifiedName"]
         line = location["physicalLocation"]["region"]["startLine"]
         assert arm_id.lower().startswith("/subscriptions/")
-        assert any(arm_id in text for text in lines[max(0, line - 30) : line])  # inside that resource's object
+        # inside that resource's object: the id is its first key, at or above the line pointed at
+        assert any(arm_id in text for text in lines[max(0, line - 30) : line + 1]), (item["ruleId"], line)
 
     combined = run_scan(
         ScanRequest(
@@ -225,7 +279,7 @@ def test_live_sarif_points_at_the_saved_inventory_or_the_declaring_iac(serve, tm
 def test_demo_command_runs(tmp_path: Path) -> None:
     done = run_cli("demo", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "9 finding(s): 1 critical, 0 high, 8 medium, 0 low; 0 undetermined" in done.stdout
+    assert "23 finding(s): 1 critical, 3 high, 18 medium, 1 low; 0 undetermined" in done.stdout
     assert "WASTE: $8,336.43 a month" not in done.stdout  # the idle cluster is counted once
     assert "WASTE: $5,655.14 a month" in done.stdout
     assert "0 writes" in done.stderr

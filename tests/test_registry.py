@@ -15,7 +15,48 @@ REQUIRED_SECTIONS = ("## What fails", "## What passes", "## Undetermined when", 
 
 def test_builtin_pack_is_discovered_through_the_entry_point_group() -> None:
     ids = [c.id for c in load_checks()]
-    assert ids == ["AZAI-101", "AZAI-102", "AZAI-201", "AZAI-202", "AZAI-301", "AZAI-901", "AZAI-902", "AZAI-903"]
+    assert ids == [
+        "AZAI-101",
+        "AZAI-102",
+        "AZAI-103",
+        "AZAI-104",
+        "AZAI-105",
+        "AZAI-106",
+        "AZAI-107",
+        "AZAI-108",
+        "AZAI-109",
+        "AZAI-110",
+        "AZAI-111",
+        "AZAI-112",
+        "AZAI-113",
+        "AZAI-201",
+        "AZAI-202",
+        "AZAI-203",
+        "AZAI-204",
+        "AZAI-205",
+        "AZAI-301",
+        "AZAI-302",
+        "AZAI-303",
+        "AZAI-304",
+        "AZAI-401",
+        "AZAI-402",
+        "AZAI-403",
+        "AZAI-501",
+        "AZAI-502",
+        "AZAI-503",
+        "AZAI-901",
+        "AZAI-902",
+        "AZAI-903",
+    ]
+
+
+def test_rule_ids_sit_in_their_pillars_range() -> None:
+    """1xx Security, 2xx Cost, 3xx Performance, 4xx Reliability, 5xx Operations; 9xx is drift."""
+    ranges = {"1": Pillar.SECURITY, "2": Pillar.COST, "3": Pillar.PERFORMANCE, "4": Pillar.RELIABILITY}
+    ranges["5"] = Pillar.OPERATIONS
+    for check in load_checks():
+        hundred = check.id[5]
+        assert hundred == "9" or check.pillar == ranges[hundred], check.id
 
 
 def test_seed_rule_metadata() -> None:
@@ -30,8 +71,8 @@ def test_seed_rule_metadata() -> None:
         "AZAI-902": ("unmanaged-resource", Pillar.OPERATIONS),
         "AZAI-903": ("missing-resource", Pillar.OPERATIONS),
     }
-    assert {k: (v.slug, v.pillar) for k, v in checks.items()} == expected
-    assert checks["AZAI-202"].sources == frozenset({"live"})
+    assert {k: (checks[k].slug, checks[k].pillar) for k in expected} == expected
+    assert checks["AZAI-202"].sources == checks["AZAI-502"].sources == frozenset({"live"})
     assert all(checks[i].sources == frozenset({"drift"}) for i in ("AZAI-901", "AZAI-902", "AZAI-903"))
 
 

@@ -8,6 +8,7 @@ undetermined entry, so an unexpected finding, a missing one, and a silent pass a
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -54,3 +55,17 @@ def test_every_rule_with_iac_sources_has_fixtures_in_all_four_forms() -> None:
     assert {d.name for d in RULE_DIRS} == iac_rules
     for rule_dir in RULE_DIRS:
         assert set(json.loads((rule_dir / "expected.json").read_text())["forms"]) == forms
+
+
+def test_generated_fixtures_match_their_estates() -> None:
+    """Fixtures written from an estate.json must be regenerated when it changes:
+    python fixtures/build_rule_fixtures.py"""
+    spec = importlib.util.spec_from_file_location("build_rule_fixtures", FIXTURES / "build_rule_fixtures.py")
+    assert spec is not None and spec.loader is not None
+    builder = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(builder)
+    estates = [d for d in RULE_DIRS if (d / "estate.json").is_file()]
+    assert len(estates) >= 20
+    for rule_dir in estates:
+        for name, content in builder.render(rule_dir).items():
+            assert json.loads((rule_dir / name).read_text()) == content, f"{rule_dir.name}/{name} is stale"

@@ -137,7 +137,7 @@ def test_known_after_apply_becomes_unknown_and_undetermined(tmp_path: Path) -> N
     )
     resource = load_file(path, "p", {}).inventory.resources[0]
     assert isinstance(resource.get("properties.disableLocalAuth"), Unknown)
-    result = scan(path)
+    result = scan(path, select=["AZAI-101"])
     assert not result.findings
     assert [(u.check.id, u.path) for u in result.undetermined] == [("AZAI-101", "properties.disableLocalAuth")]
 
@@ -283,7 +283,7 @@ def test_planned_values_only_instances_are_read(tmp_path: Path) -> None:
             }
         },
     )
-    result = scan(path)
+    result = scan(path, select=["AZAI-101"])
     assert [(f.resource.name, f.resource.origin.address) for f in result.findings] == [
         ("from-planned-values", "module.m.azurerm_cognitive_account.x[1]")
     ]
@@ -330,7 +330,7 @@ def test_data_sources_resolve_regions_but_are_not_scanned(tmp_path: Path) -> Non
             }
         },
     )
-    result = scan(path)
+    result = scan(path, select=["AZAI-301"])
     assert [(f.check.id, f.resource.name) for f in result.findings] == [("AZAI-301", "ws")]
     assert result.resources_scanned == 1
 
@@ -435,3 +435,108 @@ def test_azurerm_v3_and_v4_attribute_names_give_the_same_arm_resource(tmp_path: 
         "allowBlobPublicAccess": True,
         "supportsHttpsTrafficOnly": True,
     }
+
+
+def _config(*blocks: tuple[str, str, dict[str, Any]]) -> dict[str, Any]:
+    """A ``configuration`` whose resources carry the given expressions."""
+    return {
+        "root_module": {
+            "resources": [
+                {
+                    "address": address,
+                    "mode": "managed",
+                    "type": tftype,
+                    "name": address.split(".")[1],
+                    "expressions": expressions,
+                }
+                for address, tftype, expressions in blocks
+            ]
+        }
+    }
+
+
+def test_ids_known_only_after_apply_resolve_inside_blocks_and_for_extension_resources(tmp_path: Path) -> None:
+    """A private endpoint and a diagnostic setting created with the account they attach to: their
+    target ids are unknown in the plan and resolve through configuration references."""
+    account = {**cognitive("oai-new", local_auth=False), "public_network_access_enabled": False}
+    endpoint = {
+        "name": "pe-oai",
+        "location": "East US",
+        "resource_group_name": "rg",
+        "private_service_connection": [{"name": "oai", "is_manual_connection": False}],
+    }
+    setting = {"name": "to-logs", "log_analytics_workspace_id": "/subscriptions/s/resourceGroups/ops/x/log"}
+    reference = {"references": ["azurerm_cognitive_account.oai.id", "azurerm_cognitive_account.oai"]}
+    path = plan(
+        tmp_path,
+        [
+            change("azurerm_cognitive_account.oai", "azurerm_cognitive_account", account, ["create"], {"id": True}),
+            change(
+                "azurerm_private_endpoint.pe",
+                "azurerm_private_endpoint",
+                endpoint,
+                ["create"],
+                {"id": True, "private_service_connection": [{"private_connection_resource_id": True}]},
+            ),
+            change(
+                "azurerm_monitor_diagnostic_setting.logs",
+                "azurerm_monitor_diagnostic_setting",
+                setting,
+                ["create"],
+                {"id": True, "target_resource_id": True},
+            ),
+        ],
+        configuration=_config(
+            ("azurerm_cognitive_account.oai", "azurerm_cognitive_account", {}),
+            (
+                "azurerm_private_endpoint.pe",
+                "azurerm_private_endpoint",
+                {"private_service_connection": [{"private_connection_resource_id": reference}]},
+            ),
+            (
+                "azurerm_monitor_diagnostic_setting.logs",
+                "azurerm_monitor_diagnostic_setting",
+                {"target_resource_id": reference},
+            ),
+        ),
+    )
+    inventory = load_file(path, "p", {}).inventory
+    (oai,) = inventory.of_type("Microsoft.CognitiveServices/accounts")
+    assert inventory.has_private_endpoint(oai)
+    assert [s.name for s in inventory.extensions(oai, "Microsoft.Insights/diagnosticSettings")] == ["to-logs"]
+    result = scan(path, select=["AZAI-108", "AZAI-501"])
+    assert not result.findings and not result.undetermined
+    assert {c.id for c, _ in result.passed} == {"AZAI-108", "AZAI-501"}
+
+
+def test_an_azapi_extension_resource_hangs_off_its_target(tmp_path: Path) -> None:
+    workspace_id = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.MachineLearningServices/workspaces/ws"
+    workspace = change(
+        "azapi_resource.ws",
+        "azapi_resource",
+        {
+            "type": "Microsoft.MachineLearningServices/workspaces@2024-10-01",
+            "name": "ws",
+            "location": "eastus",
+            "parent_id": "/subscriptions/s/resourceGroups/rg",
+            "body": {"properties": {}},
+        },
+        ["create"],
+        {"id": True},
+    )
+    setting = change(
+        "azapi_resource.logs",
+        "azapi_resource",
+        {
+            "type": "Microsoft.Insights/diagnosticSettings@2021-05-01-preview",
+            "name": "to-logs",
+            "parent_id": workspace_id,
+            "body": {"properties": {"workspaceId": "/subscriptions/s/x/log"}},
+        },
+        ["create"],
+        {"id": True},
+    )
+    inventory = load_file(plan(tmp_path, [workspace, setting]), "p", {}).inventory
+    (ws,) = inventory.of_type("Microsoft.MachineLearningServices/workspaces")
+    (logs,) = inventory.extensions(ws, "Microsoft.Insights/diagnosticSettings")
+    assert logs.id == f"{workspace_id}/providers/Microsoft.Insights/diagnosticSettings/to-logs"

@@ -35,7 +35,10 @@ class Estate:
         self.top_level: list[dict[str, Any]] = []
         for resource in sorted(self.resources, key=lambda r: r["id"].lower()):
             parsed = parse_resource_id(resource["id"])
-            if parsed.resource_type and parsed.resource_type.count("/") >= 2:
+            target, marker, extension = resource["id"].lower().rpartition("/providers/")
+            if marker and "/providers/" in target:  # an extension resource, listed under its target
+                self.children[(target, "providers/" + extension.rsplit("/", 1)[0])].append(resource)
+            elif parsed.resource_type and parsed.resource_type.count("/") >= 2:
                 parent_id, child_type, _ = resource["id"].rsplit("/", 2)
                 self.children[(parent_id.lower(), child_type.lower())].append(resource)
             else:

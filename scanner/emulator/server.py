@@ -297,6 +297,9 @@ def _handler(emulator: Emulator, tls: bool) -> type[BaseHTTPRequestHandler]:
             resource = estate.by_id.get(lowered)
             if resource is not None:
                 return self._send(200, resource)
+            target, marker, extension = lowered.rpartition("/providers/")
+            if marker and target in estate.by_id:  # extension resources of one target
+                return self._page(estate.children.get((target, "providers/" + extension), []), query, path)
             parent, _, child_type = path.rpartition("/")
             if parent.lower() in estate.by_id:
                 return self._page(estate.children.get((parent.lower(), child_type.lower()), []), query, path)

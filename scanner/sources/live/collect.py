@@ -5,7 +5,8 @@ pages of 1000, with their full ARM properties. Three things it does not hold in 
 per parent, concurrently: a cluster's agent pools (containerservice client), a workspace's
 computes and online and serverless endpoints (through the SDK pipeline with a current
 api-version, since azure-mgmt-machinelearningservices 1.0.1 targets 2020-08-01 and has neither
-endpoints nor idle shutdown), and a Container App's auth configurations.
+endpoints nor idle shutdown), a Container App's auth configurations, and the diagnostic
+settings of workspaces and Cognitive Services accounts (extension resources Graph lacks).
 
 A 403, 404, timeout or exhausted retry narrows coverage and never stops the scan; each becomes
 a `CoverageGap` that every report shows. An authentication failure ends the run.
@@ -40,6 +41,8 @@ GRAPH_TYPES = (
     T.VM_SCALE_SET,
     T.KEY_VAULT,
     T.CONTAINER_REGISTRY,
+    T.PRIVATE_ENDPOINT,
+    T.AUTOSCALE_SETTING,
 )
 SUBSCRIPTIONS_QUERY = (
     "resourcecontainers | where type =~ 'microsoft.resources/subscriptions' "
@@ -50,6 +53,9 @@ PAGE_SIZE = 1000
 ML_API = "2025-12-01"
 APPS_API = "2024-03-01"
 WORKSPACE_CHILDREN = ("computes", "onlineEndpoints", "serverlessEndpoints")
+DIAGNOSTICS_API = "2021-05-01-preview"
+# Resources whose diagnostic settings a rule reads; Resource Graph does not hold those settings.
+LOGGED_TYPES = (T.WORKSPACE.lower(), T.COGNITIVE_ACCOUNT.lower())
 
 
 @dataclass(frozen=True)
@@ -225,6 +231,15 @@ class Collector:
 
     def details(self, parent: dict[str, Any]) -> list[dict[str, Any]]:
         kind = parent["type"].lower()
+        subscription = parent["subscriptionId"]
+        found = self._children(parent)
+        if kind in LOGGED_TYPES:
+            url = f"{parent['id']}/providers/Microsoft.Insights/diagnosticSettings"
+            found += self._list_raw(subscription, url, DIAGNOSTICS_API)
+        return found
+
+    def _children(self, parent: dict[str, Any]) -> list[dict[str, Any]]:
+        kind = parent["type"].lower()
         subscription, group, name = parent["subscriptionId"], parent["resourceGroup"], parent["name"]
         if kind == T.MANAGED_CLUSTER.lower():
             client = self.factory.containers(subscription)
@@ -322,7 +337,7 @@ def collect_live(scope: LiveScope, factory: ClientFactory, progress: Progress) -
     subscriptions = collector.subscriptions(scope)
     progress.update(scopes_total=len(subscriptions))
     bodies: list[dict[str, Any]] = []
-    parents = (T.MANAGED_CLUSTER.lower(), T.WORKSPACE.lower(), T.CONTAINER_APP.lower())
+    parents = (T.MANAGED_CLUSTER.lower(), T.CONTAINER_APP.lower(), *LOGGED_TYPES)
     with ThreadPoolExecutor(max_workers=collector.workers) as pool:
         pending = []
         for row in collector.discover(subscriptions):

@@ -29,13 +29,15 @@ class TypeMap:
     """How one Terraform resource type becomes one ARM resource.
 
     ``parent`` names the attribute holding the parent's id for child types (a compute's
-    workspace, a node pool's cluster); ``constants`` are ARM values implied by the type.
+    workspace, a node pool's cluster); ``scope`` the one holding the target of an extension
+    resource (a diagnostic setting's resource); ``constants`` are ARM values implied by the type.
     """
 
     arm_type: str
     attrs: tuple[Attr, ...]
     constants: Mapping[str, Any] = field(default_factory=dict)
     parent: str | None = None
+    scope: str | None = None
 
 
 def A(tf: str | tuple[str, ...], arm: str, convert: Callable[[Any], Any] | None = None) -> Attr:
@@ -65,6 +67,77 @@ def identity_block(value: Any) -> Any:
     if isinstance(ids, list) and ids:
         identity["userAssignedIdentities"] = {i: {} for i in ids if isinstance(i, str)}
     return identity
+
+
+def workspace_encryption(value: Any) -> Any:
+    """``encryption { key_vault_id, key_id }`` -> ARM ``properties.encryption`` with a customer key."""
+    if not isinstance(value, list) or not value or not isinstance(value[0], dict):
+        return SKIP
+    block = value[0]
+    return {
+        "status": "Enabled",
+        "keyVaultProperties": {"keyVaultArmId": block.get("key_vault_id"), "keyIdentifier": block.get("key_id")},
+    }
+
+
+def account_encryption(value: Any) -> Any:
+    """``customer_managed_key { key_vault_key_id }`` -> ARM ``properties.encryption.keySource``."""
+    if not isinstance(value, list) or not value:
+        return SKIP
+    return "Microsoft.KeyVault"
+
+
+def workload_profiles(value: Any) -> Any:
+    """``workload_profile { name, workload_profile_type, minimum_count, maximum_count }`` blocks."""
+    if not isinstance(value, list):
+        return SKIP
+    names = (("name", "name"), ("workload_profile_type", "workloadProfileType"))
+    counts = (("minimum_count", "minimumCount"), ("maximum_count", "maximumCount"))
+    return [
+        {arm: block.get(tf) for tf, arm in names + counts if block.get(tf) is not None}
+        for block in value
+        if isinstance(block, dict)
+    ]
+
+
+def private_service_connections(value: Any) -> Any:
+    """``private_service_connection`` -> ARM private link service connections (manual ones too)."""
+    if not isinstance(value, list) or not value or not isinstance(value[0], dict):
+        return SKIP
+    block = value[0]
+    return [
+        {"name": block.get("name"), "properties": {"privateLinkServiceId": block.get("private_connection_resource_id")}}
+    ]
+
+
+def autoscale_profiles(value: Any) -> Any:
+    """``profile { name, capacity, rule { metric_trigger { metric_name, metric_resource_id } } }``."""
+    if not isinstance(value, list):
+        return SKIP
+    profiles = []
+    for block in value:
+        if not isinstance(block, dict):
+            continue
+        rules = []
+        for rule in block.get("rule") or []:
+            trigger = (rule.get("metric_trigger") or [{}])[0] if isinstance(rule, dict) else {}
+            rules.append(
+                {
+                    "metricTrigger": {
+                        "metricName": trigger.get("metric_name"),
+                        "metricResourceUri": trigger.get("metric_resource_id"),
+                    }
+                }
+            )
+        capacity = (block.get("capacity") or [{}])[0]
+        profiles.append(
+            {
+                "name": block.get("name"),
+                "capacity": {k: str(capacity.get(k)) for k in ("default", "minimum", "maximum") if k in capacity},
+                "rules": rules,
+            }
+        )
+    return profiles
 
 
 _COMMON = (A("location", "location"), A("tags", "tags"), A("identity", "identity", identity_block))
@@ -122,6 +195,8 @@ MAPPINGS: dict[str, TypeMap] = {
             A("sku_name", "sku.name"),
             A("kind", "kind"),
             A("primary_user_assigned_identity", "properties.primaryUserAssignedIdentity"),
+            A("public_access_behind_virtual_network_enabled", "properties.allowPublicAccessWhenBehindVnet"),
+            A("encryption", "properties.encryption", workspace_encryption),
         ),
     ),
     "azurerm_ai_foundry": TypeMap(
@@ -262,6 +337,7 @@ MAPPINGS: dict[str, TypeMap] = {
             A("outbound_network_access_restricted", "properties.restrictOutboundNetworkAccess"),
             A("fqdns", "properties.allowedFqdnList"),
             A("project_management_enabled", "properties.allowProjectManagement"),
+            A("customer_managed_key", "properties.encryption.keySource", account_encryption),
         ),
     ),
     "azurerm_ai_services": TypeMap(
@@ -328,7 +404,11 @@ MAPPINGS: dict[str, TypeMap] = {
     ),
     "azurerm_key_vault": TypeMap(
         T.KEY_VAULT,
-        (*_COMMON, A("public_network_access_enabled", "properties.publicNetworkAccess", enabled_disabled)),
+        (
+            *_COMMON,
+            A("public_network_access_enabled", "properties.publicNetworkAccess", enabled_disabled),
+            A("network_acls.0.default_action", "properties.networkAcls.defaultAction"),
+        ),
     ),
     "azurerm_container_registry": TypeMap(
         T.CONTAINER_REGISTRY,
@@ -336,6 +416,38 @@ MAPPINGS: dict[str, TypeMap] = {
             *_COMMON,
             A("admin_enabled", "properties.adminUserEnabled"),
             A("public_network_access_enabled", "properties.publicNetworkAccess", enabled_disabled),
+            A("network_rule_set.0.default_action", "properties.networkRuleSet.defaultAction"),
+        ),
+    ),
+    "azurerm_container_app_environment": TypeMap(
+        T.CONTAINER_APP_ENVIRONMENT,
+        (
+            A("location", "location"),
+            A("tags", "tags"),
+            A("workload_profile", "properties.workloadProfiles", workload_profiles),
+        ),
+    ),
+    "azurerm_private_endpoint": TypeMap(
+        T.PRIVATE_ENDPOINT,
+        (
+            A("location", "location"),
+            A("tags", "tags"),
+            A("private_service_connection", "properties.privateLinkServiceConnections", private_service_connections),
+        ),
+    ),
+    "azurerm_monitor_diagnostic_setting": TypeMap(
+        T.DIAGNOSTIC_SETTING,
+        (A("log_analytics_workspace_id", "properties.workspaceId"),),
+        scope="target_resource_id",
+    ),
+    "azurerm_monitor_autoscale_setting": TypeMap(
+        T.AUTOSCALE_SETTING,
+        (
+            A("location", "location"),
+            A("tags", "tags"),
+            A("target_resource_id", "properties.targetResourceUri"),
+            A("enabled", "properties.enabled"),
+            A("profile", "properties.profiles", autoscale_profiles),
         ),
     ),
 }

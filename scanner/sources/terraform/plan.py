@@ -221,13 +221,34 @@ class PlanReader:
     # -- ids and translation --------------------------------------------------------------
 
     def value(self, instance: Instance, attribute: str) -> Any:
-        """A top-level attribute, with unknowns resolved through references where possible."""
+        """A top-level attribute, with unknowns resolved through references where possible,
+        also inside nested blocks (a private endpoint's connection to an account created in
+        the same plan)."""
         current = read(instance.values, attribute)
         if isinstance(current, Unknown) and current.reason != "sensitive value, not read":
             resolved = self.resolve(instance, attribute)
             if resolved is not MISSING and resolved is not None:
                 return resolved
+        if isinstance(current, (list, dict)):
+            block = self._config_block(instance)
+            expressions = block.get("expressions") if block else None
+            if isinstance(expressions, dict) and attribute in expressions:
+                return self._resolve_nested(current, expressions[attribute], instance.module_address)
         return current
+
+    def _resolve_nested(self, value: Any, expression: Any, module_address: str) -> Any:
+        """``value`` with after-apply unknowns replaced by what their nested expressions name."""
+        if value is AFTER_APPLY:
+            resolved = self._follow(expression, module_address)
+            return value if resolved is MISSING or resolved is None else resolved
+        if isinstance(value, list) and isinstance(expression, list):
+            return [
+                self._resolve_nested(v, expression[i] if i < len(expression) else None, module_address)
+                for i, v in enumerate(value)
+            ]
+        if isinstance(value, dict) and isinstance(expression, dict):
+            return {k: self._resolve_nested(v, expression.get(k), module_address) for k, v in value.items()}
+        return value
 
     def arm_id(self, instance: Instance) -> str:
         """The instance's ARM id: its own when known, else built from parent or group and name."""
@@ -252,6 +273,9 @@ class PlanReader:
         mapping = MAPPINGS.get(instance.type)
         if mapping is None:
             return f"{UNRESOLVED}/{instance.address}"
+        if mapping.scope:  # an extension resource: diagnostic settings on their target
+            target = _text(self.value(instance, mapping.scope))
+            return f"{target}/providers/{mapping.arm_type}/{name}"
         if mapping.parent:
             parent = _text(self.value(instance, mapping.parent))
             child_type = mapping.arm_type.rsplit("/", 1)[-1]
@@ -268,7 +292,10 @@ class PlanReader:
             subscription = parent if isinstance(parent, str) else f"/subscriptions/{SUBSCRIPTION_PLACEHOLDER}"
             return f"{subscription}/resourceGroups/{name}"
         parent_text = _text(parent)
+        parent_type = parse_resource_id(parent_text).resource_type or ""
         if "/providers/" not in parent_text.lower():  # a resource group (or subscription) scope
+            return f"{parent_text}/providers/{arm_type}/{name}"
+        if parent_type.split("/")[0].lower() != arm_type.split("/")[0].lower():  # an extension resource
             return f"{parent_text}/providers/{arm_type}/{name}"
         return f"{parent_text}/{arm_type.rsplit('/', 1)[-1]}/{name}"
 

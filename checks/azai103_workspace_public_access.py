@@ -1,0 +1,83 @@
+"""AZAI-103 workspace-public-access."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checks._common import WAF_AI, is_public, same_text
+from scanner import azure_types as T
+from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import Resource
+from scanner.unknown import known
+
+NETWORKING = WAF_AI + "design-principles#security"
+
+
+@rule(
+    id="AZAI-103",
+    slug="workspace-public-access",
+    title="AML workspace is reachable from public networks",
+    pillar=Pillar.SECURITY,
+    severity=Severity.HIGH,
+    resource_types=(T.WORKSPACE,),
+    principle=Principle(
+        "Use private networking for AI workloads: keep workspaces, data and endpoints off the public internet.",
+        NETWORKING,
+    ),
+    remediation=Remediation(
+        terraform="azurerm_machine_learning_workspace: public_network_access_enabled = false (and a private endpoint).",
+        bicep="properties: { publicNetworkAccess: 'Disabled', allowPublicAccessWhenBehindVnet: false }",
+        cli="az ml workspace update -n WS -g RG --public-network-access Disabled",
+    ),
+    help_uri="https://learn.microsoft.com/azure/machine-learning/how-to-configure-private-link",
+    peers=(
+        "Checkov CKV_AZURE_144",
+        "Checkov CKV2_AZURE_49",
+        "PSRule Azure.ML.PublicAccess (AZR-000406)",
+        "Azure Policy 438c38d2 (Azure Machine Learning workspaces should disable public network access)",
+        "APRL hub-004",
+    ),
+)
+def workspace_public_access(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """An Azure Machine Learning or AI Foundry hub workspace that accepts traffic from public
+    networks.
+
+    ## What fails
+
+    - A workspace whose `properties.publicNetworkAccess` is not `Disabled`. Absent means
+      `Enabled`, as the API defaults it (Checkov CKV_AZURE_144 and APRL hub-004 agree; CKV2_AZURE_49
+      lets an absent value pass, which misses the default).
+    - A workspace with `properties.allowPublicAccessWhenBehindVnet` `true`, which opens a
+      private workspace to the internet again.
+
+    ## What passes
+
+    Workspaces with `publicNetworkAccess` `Disabled` and without `allowPublicAccessWhenBehindVnet`,
+    and AI Foundry **projects** (`kind` `Project`), which inherit their hub's network settings.
+
+    ## Undetermined when
+
+    Either property is unknown before deploy.
+
+    ## Why
+
+    The workspace is the control plane for data, models, compute and endpoints. A public
+    workspace endpoint exposes all of it to credential stuffing and token theft from anywhere.
+    """
+    if same_text(resource.body.get("kind", ""), "Project"):
+        return
+    if known(resource.get("properties.allowPublicAccessWhenBehindVnet")) is True:
+        yield Violation(
+            f"Workspace '{resource.name}' allows public access when behind a virtual network",
+            "properties.allowPublicAccessWhenBehindVnet",
+            True,
+            "false",
+        )
+        return
+    if known(is_public(resource)):
+        yield Violation(
+            f"Workspace '{resource.name}' accepts traffic from public networks (publicNetworkAccess is not Disabled)",
+            "properties.publicNetworkAccess",
+            resource.get("properties.publicNetworkAccess"),
+            "Disabled",
+        )

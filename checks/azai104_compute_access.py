@@ -1,0 +1,96 @@
+"""AZAI-104 compute-access."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checks._common import WAF_AI, same_text
+from scanner import azure_types as T
+from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import Resource
+from scanner.unknown import known
+
+
+@rule(
+    id="AZAI-104",
+    slug="compute-access",
+    title="AML compute accepts local credentials or runs outside a virtual network",
+    pillar=Pillar.SECURITY,
+    severity=Severity.HIGH,
+    resource_types=(T.COMPUTE,),
+    principle=Principle(
+        "Prefer Microsoft Entra identities over keys and local accounts, and use private networking for AI compute.",
+        WAF_AI + "design-principles#security",
+    ),
+    remediation=Remediation(
+        terraform=(
+            "azurerm_machine_learning_compute_cluster / _instance: local_auth_enabled = false and "
+            "subnet_resource_id = azurerm_subnet.ml.id (or a workspace managed network)."
+        ),
+        bicep="computes: properties: { disableLocalAuth: true, properties: { subnet: { id: subnet.id } } }",
+        cli="az ml compute create ... --disable-local-auth true --vnet-name VNET --subnet SUBNET",
+    ),
+    help_uri="https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet",
+    peers=(
+        "Checkov CKV_AZURE_142",
+        "PSRule Azure.ML.DisableLocalAuth (AZR-000404)",
+        "PSRule Azure.ML.ComputeVnet (AZR-000405)",
+        "Azure Policy e96a9a5f (Azure Machine Learning Computes should have local authentication methods disabled)",
+        "Azure Policy 7804b5c7 (Azure Machine Learning Computes should be in a virtual network)",
+    ),
+)
+def compute_access(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """An AML compute that can be reached with local credentials (SSH keys, passwords) instead of
+    Microsoft Entra identities, or that runs outside any virtual network.
+
+    ## What fails
+
+    - Any workspace compute whose `properties.disableLocalAuth` is not `true` (absent means
+      local authentication is enabled; azurerm's `local_auth_enabled` defaults to `true`).
+    - An `AmlCompute` cluster or `ComputeInstance` without `properties.properties.subnet.id`,
+      in a workspace that has no managed network (`managedNetwork.isolationMode` absent or
+      `Disabled`).
+
+    ## What passes
+
+    Computes with `disableLocalAuth: true` that are in a subnet or in a workspace with a managed
+    network. Attached Kubernetes and AKS computes are checked for local auth only; their network
+    is the cluster's.
+
+    ## Undetermined when
+
+    `disableLocalAuth`, the subnet or the workspace's isolation mode is unknown before deploy.
+
+    ## Peers
+
+    PSRule `Azure.ML.ComputeVnet` and Azure Policy 7804b5c7 require a subnet even in a workspace
+    with a managed network. Microsoft recommends the managed network for new AI workloads, and
+    computes in it have no subnet of their own, so this rule passes them.
+
+    ## Why
+
+    Local accounts bypass Entra Conditional Access and audit, and a compute with a public IP
+    outside a virtual network exposes SSH and Jupyter to the internet.
+    """
+    if known(resource.get("properties.disableLocalAuth")) is not True:
+        yield Violation(
+            f"AML compute '{resource.name}' allows local authentication (disableLocalAuth is not true)",
+            "properties.disableLocalAuth",
+            resource.get("properties.disableLocalAuth"),
+            "true",
+        )
+        return
+    if not same_text(known(resource.get("properties.computeType")), "AmlCompute", "ComputeInstance"):
+        return
+    if known(resource.get("properties.properties.subnet.id")) is not None:
+        return
+    workspace = ctx.inventory.parent(resource)
+    mode = known(workspace.get("properties.managedNetwork.isolationMode")) if workspace is not None else None
+    if isinstance(mode, str) and not same_text(mode, "Disabled"):
+        return
+    yield Violation(
+        f"AML compute '{resource.name}' is not in a virtual network (no subnet and no workspace managed network)",
+        "properties.properties.subnet.id",
+        None,
+        "a subnet id, or a workspace with a managed network",
+    )

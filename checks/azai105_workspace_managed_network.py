@@ -1,0 +1,83 @@
+"""AZAI-105 workspace-managed-network."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checks._common import WAF_AI, same_text
+from scanner import azure_types as T
+from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import Resource
+from scanner.unknown import known
+
+
+@rule(
+    id="AZAI-105",
+    slug="workspace-managed-network",
+    title="AML workspace has no managed network isolation",
+    pillar=Pillar.SECURITY,
+    severity=Severity.MEDIUM,
+    resource_types=(T.WORKSPACE,),
+    principle=Principle(
+        "Use private networking and restrict outbound traffic of AI compute, to prevent data exfiltration.",
+        WAF_AI + "design-principles#security",
+    ),
+    remediation=Remediation(
+        terraform=(
+            'azurerm_machine_learning_workspace: managed_network { isolation_mode = "AllowOnlyApprovedOutbound" }'
+        ),
+        bicep="properties: { managedNetwork: { isolationMode: 'AllowOnlyApprovedOutbound' } }",
+        cli="az ml workspace update -n WS -g RG --managed-network allow_only_approved_outbound",
+    ),
+    help_uri="https://learn.microsoft.com/azure/machine-learning/how-to-managed-network",
+    options={"require_approved_outbound": False},
+    peers=(
+        "Azure Policy 6ddb1705 (Azure Machine Learning workspaces should use managed virtual network)",
+        "Checkov CKV_AZURE_243",
+    ),
+)
+def workspace_managed_network(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """An AML or AI Foundry hub workspace whose computes and endpoints are not isolated in a
+    workspace managed network.
+
+    ## What fails
+
+    - A workspace whose `properties.managedNetwork.isolationMode` is absent or `Disabled`.
+    - With the option `require_approved_outbound` set, also `AllowInternetOutbound`: only
+      `AllowOnlyApprovedOutbound` restricts what compute may reach.
+
+    ## What passes
+
+    `AllowOnlyApprovedOutbound`, and `AllowInternetOutbound` unless the option is set. AI Foundry
+    projects (`kind` `Project`) inherit their hub's network and pass.
+
+    ## Undetermined when
+
+    The isolation mode is unknown before deploy.
+
+    ## Options
+
+    - `require_approved_outbound` (default false): require `AllowOnlyApprovedOutbound`.
+
+    ## Peers
+
+    Checkov CKV_AZURE_243 (ARM only) requires `PrivateEndpoint` outbound rules; such rules only
+    exist in a managed network, which this rule requires first.
+
+    ## Why
+
+    Without a managed network, training jobs and endpoints reach the internet freely, so data
+    and model weights can leave through any package mirror or pastebin.
+    """
+    if same_text(resource.body.get("kind", ""), "Project"):
+        return
+    mode = known(resource.get("properties.managedNetwork.isolationMode"))
+    strict = bool(ctx.options.get("require_approved_outbound", False))
+    allowed = ("AllowOnlyApprovedOutbound",) if strict else ("AllowOnlyApprovedOutbound", "AllowInternetOutbound")
+    if not same_text(mode, *allowed):
+        yield Violation(
+            f"Workspace '{resource.name}' has no managed network isolation (isolationMode {mode or 'absent'})",
+            "properties.managedNetwork.isolationMode",
+            mode,
+            " or ".join(allowed),
+        )

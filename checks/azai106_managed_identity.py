@@ -1,0 +1,76 @@
+"""AZAI-106 managed-identity."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checks._common import WAF_AI, identity_kinds
+from scanner import azure_types as T
+from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import Resource
+
+
+@rule(
+    id="AZAI-106",
+    slug="managed-identity",
+    title="AI workspace or account has no managed identity of the required kind",
+    pillar=Pillar.SECURITY,
+    severity=Severity.MEDIUM,
+    resource_types=(T.WORKSPACE, T.COGNITIVE_ACCOUNT),
+    principle=Principle(
+        "Use managed identities for system-to-system access, so that no secret has to be stored or rotated.",
+        WAF_AI + "design-principles#security",
+    ),
+    remediation=Remediation(
+        terraform='identity { type = "UserAssigned" identity_ids = [azurerm_user_assigned_identity.ai.id] }',
+        bicep="identity: { type: 'UserAssigned', userAssignedIdentities: { '${uami.id}': {} } }",
+        cli="az cognitiveservices account identity assign -n NAME -g RG; az ml workspace update --system-assigned",
+    ),
+    help_uri="https://learn.microsoft.com/azure/machine-learning/how-to-identity-based-service-authentication",
+    options={"require_user_assigned": False},
+    peers=("Checkov CKV_AZURE_238",),
+)
+def managed_identity(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """An AML workspace, or a Cognitive Services / Azure OpenAI / AI Services account, without a
+    managed identity, so it reaches storage, key vaults and other models with keys.
+
+    ## What fails
+
+    - `identity` absent or `identity.type` `None`.
+    - With the option `require_user_assigned` set: an identity without `UserAssigned`
+      (system-assigned only).
+
+    ## What passes
+
+    Any managed identity, or one that includes `UserAssigned` when the option is set.
+
+    ## Undetermined when
+
+    `identity.type` is unknown before deploy.
+
+    ## Options
+
+    - `require_user_assigned` (default false): some organisations require user-assigned
+      identities so that role assignments survive re-creation and can be granted before deploy.
+
+    ## Why
+
+    Without a managed identity, the service can only reach its dependencies with stored keys
+    or connection strings, which leak and cannot be scoped per caller.
+    """
+    kinds = identity_kinds(resource)
+    label = "Workspace" if resource.type_key == T.WORKSPACE.lower() else "Account"
+    if not kinds:
+        yield Violation(
+            f"{label} '{resource.name}' has no managed identity",
+            "identity.type",
+            resource.get("identity.type"),
+            "SystemAssigned or UserAssigned",
+        )
+    elif ctx.options.get("require_user_assigned", False) and "userassigned" not in kinds:
+        yield Violation(
+            f"{label} '{resource.name}' has only a system-assigned identity; a user-assigned one is required",
+            "identity.type",
+            resource.get("identity.type"),
+            "UserAssigned",
+        )

@@ -1,0 +1,93 @@
+"""AZAI-107 customer-managed-key."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checks._common import WAF_AI, same_text
+from scanner import azure_types as T
+from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import Resource
+from scanner.unknown import known
+
+
+@rule(
+    id="AZAI-107",
+    slug="customer-managed-key",
+    title="AI data is not encrypted with a customer-managed key where one is required",
+    pillar=Pillar.SECURITY,
+    severity=Severity.MEDIUM,
+    resource_types=(T.WORKSPACE, T.COGNITIVE_ACCOUNT),
+    principle=Principle(
+        "Encrypt AI data at rest, with keys you control where your data classification requires it.",
+        WAF_AI + "design-principles#security",
+    ),
+    remediation=Remediation(
+        terraform=(
+            "azurerm_machine_learning_workspace: encryption { key_vault_id = ..., key_id = ... }; "
+            "azurerm_cognitive_account: customer_managed_key { key_vault_key_id = ... }"
+        ),
+        bicep=(
+            "workspace: properties: { encryption: { status: 'Enabled', keyVaultProperties: {...} } }; "
+            "account: properties: { encryption: { keySource: 'Microsoft.KeyVault', keyVaultProperties: {...} } }"
+        ),
+        cli="az ml workspace create ... --customer-managed-key KEY_URI (workspace encryption is set at creation)",
+    ),
+    help_uri="https://learn.microsoft.com/azure/machine-learning/concept-customer-managed-keys",
+    options={"required": False},
+)
+def customer_managed_key(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """An AI workspace or account holding data whose classification requires a customer-managed
+    key, encrypted with Microsoft-managed keys only.
+
+    ## What fails
+
+    When a customer-managed key is required and absent:
+
+    - A workspace without `properties.encryption.status` `Enabled`.
+    - A Cognitive Services / Azure OpenAI account whose `properties.encryption.keySource` is
+      not `Microsoft.KeyVault`.
+
+    A key is required for **high-business-impact** workspaces (`properties.hbiWorkspace` true),
+    which declare that they hold sensitive data, and for every workspace and account when the
+    option `required` is set.
+
+    ## What passes
+
+    Resources with a customer-managed key, and resources for which none is required.
+
+    ## Undetermined when
+
+    The encryption settings or the HBI flag are unknown before deploy.
+
+    ## Options
+
+    - `required` (default false): require a customer-managed key everywhere, for organisations
+      whose policy demands it.
+
+    ## Why
+
+    Customer-managed keys let you revoke access to training data, prompts and fine-tuned
+    models, and prove key custody to auditors. Workspace encryption can only be set when the
+    workspace is created, so this must be right before deploy.
+    """
+    required = bool(ctx.options.get("required", False))
+    if resource.type_key == T.WORKSPACE.lower():
+        hbi = known(resource.get("properties.hbiWorkspace")) is True
+        if not (required or hbi) or same_text(known(resource.get("properties.encryption.status", "")), "Enabled"):
+            return
+        reason = "a high-business-impact workspace" if hbi else "required by configuration"
+        yield Violation(
+            f"Workspace '{resource.name}' has no customer-managed key ({reason})",
+            "properties.encryption.status",
+            resource.get("properties.encryption.status"),
+            "Enabled, with keyVaultProperties",
+        )
+        return
+    if required and not same_text(known(resource.get("properties.encryption.keySource", "")), "Microsoft.KeyVault"):
+        yield Violation(
+            f"Account '{resource.name}' has no customer-managed key (required by configuration)",
+            "properties.encryption.keySource",
+            resource.get("properties.encryption.keySource"),
+            "Microsoft.KeyVault",
+        )

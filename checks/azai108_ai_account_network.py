@@ -1,0 +1,82 @@
+"""AZAI-108 ai-account-network."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checks._common import WAF_AI, network_open
+from scanner import azure_types as T
+from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import Resource
+
+
+@rule(
+    id="AZAI-108",
+    slug="ai-account-network",
+    title="Azure OpenAI or AI Services account is open to public networks or has no private endpoint",
+    pillar=Pillar.SECURITY,
+    severity=Severity.HIGH,
+    resource_types=(T.COGNITIVE_ACCOUNT,),
+    principle=Principle(
+        "Use private networking for model endpoints: reach them through private endpoints, not the internet.",
+        WAF_AI + "design-principles#security",
+    ),
+    remediation=Remediation(
+        terraform=(
+            "azurerm_cognitive_account: public_network_access_enabled = false, network_acls { default_action = "
+            '"Deny" }, and an azurerm_private_endpoint whose private_service_connection names the account.'
+        ),
+        bicep="properties: { publicNetworkAccess: 'Disabled', networkAcls: { defaultAction: 'Deny' } } plus a "
+        "Microsoft.Network/privateEndpoints resource with privateLinkServiceId: account.id",
+        cli="az cognitiveservices account update -n NAME -g RG --public-network-access Disabled; "
+        "az network private-endpoint create ... --private-connection-resource-id ACCOUNT_ID --group-id account",
+    ),
+    help_uri="https://learn.microsoft.com/azure/ai-services/cognitive-services-virtual-networks",
+    peers=(
+        "Checkov CKV_AZURE_134",
+        "PSRule Azure.AI.PublicAccess (AZR-000280)",
+        "Azure Policy 037eea7a (Azure AI Services resources should restrict network access)",
+    ),
+)
+def ai_account_network(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """A Cognitive Services, Azure OpenAI or AI Services account that anyone on the internet can
+    reach, or that has no private endpoint.
+
+    ## What fails
+
+    - **High:** `properties.publicNetworkAccess` is not `Disabled` (absent means `Enabled`) and
+      `properties.networkAcls.defaultAction` is not `Deny` (absent means `Allow`).
+    - **Medium:** network access is restricted but no private endpoint connects to the
+      account: no `Microsoft.Network/privateEndpoints` resource names it as its private link
+      service, and the account reports no `privateEndpointConnections`.
+
+    ## What passes
+
+    Accounts with public access disabled or denied by default, and a private endpoint.
+
+    ## Undetermined when
+
+    Public access or the ACL default action is unknown before deploy.
+
+    ## Why
+
+    Model endpoints take prompts that carry business data. An endpoint open to the internet is
+    one leaked key or token away from data theft and model abuse (LLM-jacking); a private
+    endpoint keeps the traffic on your network.
+    """
+    if network_open(resource):
+        yield Violation(
+            f"Account '{resource.name}' accepts traffic from all networks "
+            "(publicNetworkAccess not Disabled and networkAcls.defaultAction not Deny)",
+            "properties.publicNetworkAccess",
+            resource.get("properties.publicNetworkAccess"),
+            "Disabled, or networkAcls.defaultAction Deny",
+        )
+    elif not ctx.inventory.has_private_endpoint(resource):
+        yield Violation(
+            f"Account '{resource.name}' has no private endpoint",
+            "properties.privateEndpointConnections",
+            None,
+            "a private endpoint connected to the account",
+            Severity.MEDIUM,
+        )

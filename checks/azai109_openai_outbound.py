@@ -1,0 +1,73 @@
+"""AZAI-109 openai-outbound."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checks._common import WAF_AI, same_text
+from scanner import azure_types as T
+from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import Resource
+from scanner.unknown import known
+
+
+@rule(
+    id="AZAI-109",
+    slug="openai-outbound",
+    title="Azure OpenAI account can call out to any destination",
+    pillar=Pillar.SECURITY,
+    severity=Severity.MEDIUM,
+    resource_types=(T.COGNITIVE_ACCOUNT,),
+    principle=Principle(
+        "Restrict the outbound access of AI services to approved destinations, to prevent data exfiltration.",
+        WAF_AI + "design-principles#security",
+    ),
+    remediation=Remediation(
+        terraform='azurerm_cognitive_account: outbound_network_access_restricted = true, fqdns = ["contoso.com"]',
+        bicep="properties: { restrictOutboundNetworkAccess: true, allowedFqdnList: [ 'contoso.com' ] }",
+        cli="az rest --method patch --url ACCOUNT_ID?api-version=2024-10-01 --body "
+        '\'{"properties":{"restrictOutboundNetworkAccess":true,"allowedFqdnList":["contoso.com"]}}\'',
+    ),
+    help_uri="https://learn.microsoft.com/azure/ai-services/cognitive-services-data-loss-prevention",
+    peers=("Checkov CKV_AZURE_247",),
+)
+def openai_outbound(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """An Azure OpenAI or AI Services account whose outbound calls (data sources for "on your
+    data", tools, web fetches) are not limited to an allow-list.
+
+    ## What fails
+
+    An account of `kind` `OpenAI` or `AIServices` with `properties.restrictOutboundNetworkAccess`
+    not `true`, or with it `true` and an empty or absent `properties.allowedFqdnList`.
+
+    ## What passes
+
+    Restricted accounts with at least one allowed FQDN, and other Cognitive Services kinds.
+
+    ## Undetermined when
+
+    The kind, the restriction flag or the FQDN list is unknown before deploy.
+
+    ## Why
+
+    Azure OpenAI fetches from the destinations a prompt or an "on your data" configuration
+    names. Without an allow-list, a prompt injection can send data anywhere.
+    """
+    if not same_text(known(resource.body.get("kind", "")), "OpenAI", "AIServices"):
+        return
+    if known(resource.get("properties.restrictOutboundNetworkAccess")) is not True:
+        yield Violation(
+            f"Account '{resource.name}' does not restrict outbound network access",
+            "properties.restrictOutboundNetworkAccess",
+            resource.get("properties.restrictOutboundNetworkAccess"),
+            "true, with allowedFqdnList",
+        )
+        return
+    fqdns = known(resource.get("properties.allowedFqdnList"))
+    if not fqdns:
+        yield Violation(
+            f"Account '{resource.name}' restricts outbound access but allows no FQDN list",
+            "properties.allowedFqdnList",
+            fqdns,
+            "at least one approved FQDN",
+        )

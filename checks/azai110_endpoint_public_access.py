@@ -1,0 +1,62 @@
+"""AZAI-110 endpoint-public-access."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checks._common import WAF_AI, is_public
+from scanner import azure_types as T
+from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import Resource
+from scanner.unknown import known
+
+
+@rule(
+    id="AZAI-110",
+    slug="endpoint-public-access",
+    title="AML online endpoint is reachable from public networks",
+    pillar=Pillar.SECURITY,
+    severity=Severity.MEDIUM,
+    resource_types=(T.ONLINE_ENDPOINT,),
+    principle=Principle(
+        "Use private networking for inferencing endpoints, so that only approved networks can call the model.",
+        WAF_AI + "design-principles#security",
+    ),
+    remediation=Remediation(
+        terraform='azapi_resource (onlineEndpoints): body = { properties = { publicNetworkAccess = "Disabled" } }',
+        bicep="onlineEndpoints: properties: { publicNetworkAccess: 'Disabled' }",
+        cli="az ml online-endpoint update -n EP --set public_network_access=disabled",
+    ),
+    help_uri="https://learn.microsoft.com/azure/machine-learning/concept-secure-online-endpoint",
+)
+def endpoint_public_access(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """An AML managed online endpoint that accepts scoring requests from public networks.
+
+    ## What fails
+
+    An online endpoint whose `properties.publicNetworkAccess` is not `Disabled` (absent means
+    `Enabled`).
+
+    ## What passes
+
+    Endpoints with `publicNetworkAccess` `Disabled`, reached through the workspace's private
+    endpoint.
+
+    ## Undetermined when
+
+    `publicNetworkAccess` is unknown before deploy.
+
+    ## Why
+
+    Authentication (AZAI-101) decides who may call; network access decides from where. Public
+    scoring endpoints can be probed, flooded and abused with leaked tokens from anywhere. No
+    peer checks endpoint network access: azurerm has no endpoint resource, and Checkov and
+    Trivy do not read azapi.
+    """
+    if known(is_public(resource)):
+        yield Violation(
+            f"Online endpoint '{resource.name}' accepts traffic from public networks",
+            "properties.publicNetworkAccess",
+            resource.get("properties.publicNetworkAccess"),
+            "Disabled",
+        )

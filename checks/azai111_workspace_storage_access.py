@@ -1,0 +1,91 @@
+"""AZAI-111 workspace-storage-access."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checks._common import WAF_AI, is_public, workspace_users
+from scanner import azure_types as T
+from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import Resource
+from scanner.unknown import known
+
+
+@rule(
+    id="AZAI-111",
+    slug="workspace-storage-access",
+    title="A workspace's storage account allows anonymous blob access or shared keys",
+    pillar=Pillar.SECURITY,
+    severity=Severity.HIGH,
+    resource_types=(T.STORAGE_ACCOUNT,),
+    principle=Principle(
+        "Protect training data: no anonymous access, and Microsoft Entra identities instead of shared keys.",
+        WAF_AI + "design-principles#security",
+    ),
+    remediation=Remediation(
+        terraform=(
+            "azurerm_storage_account: allow_nested_items_to_be_public = false, shared_access_key_enabled = false "
+            '(and the workspace\'s system_datastores_auth_mode = "identity"); public_network_access_enabled = '
+            "false for HBI workspaces."
+        ),
+        bicep="properties: { allowBlobPublicAccess: false, allowSharedKeyAccess: false } and the workspace's "
+        "systemDatastoresAuthMode: 'identity'",
+        cli="az storage account update -n ST -g RG --allow-blob-public-access false --allow-shared-key-access false",
+    ),
+    help_uri="https://learn.microsoft.com/azure/machine-learning/how-to-disable-local-auth-storage",
+    peers=("Checkov CKV2_AZURE_50",),
+)
+def workspace_storage_access(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """The default storage account of an AML workspace, which holds its training data, models and
+    logs, allows anonymous blob reads or shared-key access.
+
+    ## What fails
+
+    A storage account that a workspace names in `properties.storageAccount`, with:
+
+    - `properties.allowBlobPublicAccess` `true` (**high**); absent passes, as Azure has defaulted
+      it to false for new accounts since 2023;
+    - `properties.allowSharedKeyAccess` not `false` (absent means shared keys are accepted);
+    - for a high-business-impact workspace (`hbiWorkspace` true), `publicNetworkAccess` not
+      `Disabled` (Checkov CKV2_AZURE_50).
+
+    ## What passes
+
+    Workspace storage with blob public access off and shared keys disabled (the workspace then
+    uses `systemDatastoresAuthMode` `identity`), and storage accounts no workspace uses.
+
+    ## Undetermined when
+
+    A deciding property is unknown before deploy.
+
+    ## Why
+
+    Anyone with the account key, or no credential at all for public containers, can read or
+    poison the data the models learn from.
+    """
+    workspaces = workspace_users(resource, ctx, "properties.storageAccount")
+    if not workspaces:
+        return
+    names = ", ".join(f"'{w.name}'" for w in workspaces)
+    if known(resource.get("properties.allowBlobPublicAccess")) is True:
+        yield Violation(
+            f"Storage account '{resource.name}' of workspace {names} allows anonymous blob access",
+            "properties.allowBlobPublicAccess",
+            True,
+            "false",
+        )
+    elif known(resource.get("properties.allowSharedKeyAccess")) is not False:
+        yield Violation(
+            f"Storage account '{resource.name}' of workspace {names} accepts shared-key access",
+            "properties.allowSharedKeyAccess",
+            resource.get("properties.allowSharedKeyAccess"),
+            "false",
+            Severity.MEDIUM,
+        )
+    elif any(known(w.get("properties.hbiWorkspace")) is True for w in workspaces) and known(is_public(resource)):
+        yield Violation(
+            f"Storage account '{resource.name}' of high-business-impact workspace {names} allows public network access",
+            "properties.publicNetworkAccess",
+            resource.get("properties.publicNetworkAccess"),
+            "Disabled",
+        )

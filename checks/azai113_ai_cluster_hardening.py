@@ -1,0 +1,110 @@
+"""AZAI-113 ai-cluster-hardening."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checks._common import WAF_AI, pool_is_gpu, same_text
+from scanner import azure_types as T
+from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import Resource
+from scanner.unknown import known
+
+
+@rule(
+    id="AZAI-113",
+    slug="ai-cluster-hardening",
+    title="AKS cluster hosting AI workloads lacks Entra RBAC, network policy or private nodes",
+    pillar=Pillar.SECURITY,
+    severity=Severity.HIGH,
+    resource_types=(T.MANAGED_CLUSTER,),
+    principle=Principle(
+        "Prefer Microsoft Entra identities over local accounts and use private networking for the platforms "
+        "that host models.",
+        WAF_AI + "application-platform",
+    ),
+    remediation=Remediation(
+        terraform=(
+            "azurerm_kubernetes_cluster: azure_active_directory_role_based_access_control { azure_rbac_enabled = "
+            'true }, local_account_disabled = true, network_profile { network_policy = "azure" (or "cilium", '
+            '"calico") }, and node_public_ip_enabled = false on every pool.'
+        ),
+        bicep="properties: { aadProfile: { managed: true, enableAzureRBAC: true }, disableLocalAccounts: true, "
+        "enableRBAC: true, networkProfile: { networkPolicy: 'azure' } } and enableNodePublicIP: false per pool",
+        cli="az aks update -n AKS -g RG --enable-aad --enable-azure-rbac --disable-local-accounts",
+    ),
+    help_uri="https://learn.microsoft.com/azure/aks/operator-best-practices-cluster-security",
+)
+def ai_cluster_hardening(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """An AKS cluster that hosts AI workloads (a GPU node pool, or attached to an AML workspace as
+    compute) without the basic access and network controls.
+
+    ## What fails
+
+    One finding per cluster, for the first of:
+
+    - no Microsoft Entra integration (`properties.aadProfile` absent) or Kubernetes RBAC
+      disabled (`properties.enableRBAC` `false`);
+    - local accounts enabled (`properties.disableLocalAccounts` not `true`);
+    - no network policy (`properties.networkProfile.networkPolicy` absent or `none`);
+    - a node pool with public IPs (`enableNodePublicIP` `true`).
+
+    ## What passes
+
+    Hardened clusters, and clusters with no GPU pool that no AML compute attaches.
+
+    ## Undetermined when
+
+    A pool size or a deciding property is unknown before deploy.
+
+    ## Why
+
+    A local admin kubeconfig never expires and bypasses Entra; without a network policy any
+    compromised pod can reach the model servers; public node IPs expose the nodes themselves.
+    """
+    if not _hosts_ai(resource, ctx):
+        return
+    yield from _first_gap(resource, ctx)
+
+
+def _hosts_ai(cluster: Resource, ctx: CheckContext) -> bool:
+    if any(pool_is_gpu(p, ctx) for p in ctx.inventory.cluster_pools(cluster)):
+        return True
+    return any(ctx.inventory.attached_cluster(c) is cluster for c in ctx.inventory.of_type(T.COMPUTE))
+
+
+def _first_gap(cluster: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    name = f"AKS cluster '{cluster.name}'"
+    if known(cluster.get("properties.aadProfile")) is None:
+        yield Violation(f"{name} has no Microsoft Entra integration", "properties.aadProfile", None, "aadProfile set")
+        return
+    if known(cluster.get("properties.enableRBAC")) is False:
+        yield Violation(f"{name} has Kubernetes RBAC disabled", "properties.enableRBAC", False, "true")
+        return
+    if known(cluster.get("properties.disableLocalAccounts")) is not True:
+        yield Violation(
+            f"{name} allows local accounts",
+            "properties.disableLocalAccounts",
+            cluster.get("properties.disableLocalAccounts"),
+            "true",
+        )
+        return
+    policy = known(cluster.get("properties.networkProfile.networkPolicy"))
+    if policy is None or same_text(policy, "none"):
+        yield Violation(
+            f"{name} has no network policy",
+            "properties.networkProfile.networkPolicy",
+            policy,
+            "azure, calico or cilium",
+            Severity.MEDIUM,
+        )
+        return
+    for pool in ctx.inventory.cluster_pools(cluster):
+        if known(pool.get("properties.enableNodePublicIP")) is True:
+            yield Violation(
+                f"{name} gives public IPs to the nodes of pool '{pool.name.rsplit('/', 1)[-1]}'",
+                "properties.agentPoolProfiles",
+                True,
+                "enableNodePublicIP false",
+            )
+            return

@@ -1,0 +1,84 @@
+"""AZAI-203 gpu-outside-ai."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checks._common import WAF_AI, has_tag
+from scanner import azure_types as T
+from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import Resource
+from scanner.unknown import known
+
+GPU_PROFILE_PREFIXES = ("nc", "consumption-gpu")
+
+
+@rule(
+    id="AZAI-203",
+    slug="gpu-outside-ai",
+    title="GPU capacity is provisioned for a platform without an AI workload marker",
+    pillar=Pillar.COST,
+    severity=Severity.MEDIUM,
+    resource_types=(T.CONTAINER_APP_ENVIRONMENT,),
+    principle=Principle(
+        "Use GPU compute only for AI functions; run everything else on cheaper general-purpose compute.",
+        WAF_AI + "application-platform",
+    ),
+    remediation=Remediation(
+        terraform='azurerm_container_app_environment: tag it (tags = { workload = "ai" }) when the GPU profile '
+        "serves models, or remove the GPU workload_profile.",
+        bicep="managedEnvironments: tags: { workload: 'ai' }, or drop the GPU entry from properties.workloadProfiles",
+        cli="az containerapp env workload-profile delete -g RG -n ENV --workload-profile-name GPU",
+    ),
+    help_uri="https://learn.microsoft.com/azure/container-apps/gpu-serverless-overview",
+    options={"marker_tag": "workload", "marker_values": ["ai", "ml", "inference", "training"]},
+)
+def gpu_outside_ai(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """A Container Apps environment with a GPU workload profile that nothing marks as an AI
+    workload, so GPU capacity may be paid for general-purpose apps.
+
+    ## What fails
+
+    A `Microsoft.App/managedEnvironments` resource with a `properties.workloadProfiles` entry
+    whose `workloadProfileType` is a GPU type (`Consumption-GPU-*` serverless GPUs, or the
+    dedicated `NC*` profiles), unless the environment carries the marker tag (option
+    `marker_tag`, default `workload`, with a value from `marker_values`, default `ai`, `ml`,
+    `inference`, `training`).
+
+    ## What passes
+
+    Environments without GPU profiles, and marked ones.
+
+    ## Undetermined when
+
+    The workload profiles are unknown before deploy.
+
+    ## Related
+
+    A GPU in an orchestration or system role, an AKS **System** pool on a GPU size, is reported
+    by AZAI-102. App Service plans offer no GPU tiers, so there is nothing to check there.
+
+    ## Options
+
+    - `marker_tag`, `marker_values`: how an environment is marked as serving AI.
+
+    ## Why
+
+    GPU profiles bill many times a CPU profile. A GPU profile added to a shared environment
+    is easily used by apps that never touch a GPU.
+    """
+    profiles = known(resource.get("properties.workloadProfiles"))
+    gpu = [
+        p
+        for p in profiles or []
+        if isinstance(p, dict) and str(known(p.get("workloadProfileType", ""))).lower().startswith(GPU_PROFILE_PREFIXES)
+    ]
+    if gpu and not has_tag(resource, ctx, "marker_tag", "marker_values"):
+        types = ", ".join(str(p.get("workloadProfileType")) for p in gpu)
+        yield Violation(
+            f"Container Apps environment '{resource.name}' has GPU workload profiles ({types}) "
+            "and no AI workload marker",
+            "properties.workloadProfiles",
+            types,
+            f"a '{ctx.options.get('marker_tag', 'workload')}' tag naming an AI workload, or no GPU profile",
+        )

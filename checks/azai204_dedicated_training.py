@@ -1,0 +1,75 @@
+"""AZAI-204 dedicated-training."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checks._common import WAF_AI, has_tag, same_text
+from scanner import azure_types as T
+from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import Resource
+from scanner.unknown import known
+
+
+@rule(
+    id="AZAI-204",
+    slug="dedicated-training",
+    title="Interruptible training runs on dedicated capacity where low-priority would do",
+    pillar=Pillar.COST,
+    severity=Severity.LOW,
+    resource_types=(T.COMPUTE,),
+    principle=Principle(
+        "Use spot or low-priority capacity for interruptible training and batch work, which can checkpoint and resume.",
+        WAF_AI + "design-principles#cost-optimization",
+    ),
+    remediation=Remediation(
+        terraform='azurerm_machine_learning_compute_cluster: vm_priority = "LowPriority" (or tag the cluster '
+        'interruptible = "false" when jobs cannot be interrupted)',
+        bicep="computes (AmlCompute): properties: { properties: { vmPriority: 'LowPriority' } }",
+        cli="az ml compute create --type AmlCompute --tier low_priority ...",
+    ),
+    help_uri="https://learn.microsoft.com/azure/machine-learning/how-to-use-low-priority-batch",
+    options={"exempt_tag": "interruptible", "exempt_values": ["false", "no"]},
+)
+def dedicated_training(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """An AML compute cluster on dedicated capacity. Compute clusters run training, fine-tuning
+    and batch jobs, which checkpoint and retry; low-priority nodes cost a fraction of the price.
+
+    ## What fails
+
+    An `AmlCompute` cluster whose `properties.properties.vmPriority` is `Dedicated` (or absent,
+    which means Dedicated), unless it carries the exemption tag (option `exempt_tag`, default
+    `interruptible`, with a value from `exempt_values`, default `false`, `no`) on itself or its
+    workspace. GPU clusters are reported at **medium** severity.
+
+    ## What passes
+
+    `LowPriority` clusters, exempted clusters, and other compute types (instances serve
+    interactive work, which must not be evicted).
+
+    ## Undetermined when
+
+    The compute type, priority or VM size is unknown before deploy.
+
+    ## Options
+
+    - `exempt_tag`, `exempt_values`: how a team marks a cluster whose jobs cannot be interrupted.
+
+    ## Why
+
+    Low-priority capacity is priced far below dedicated, and training frameworks already
+    checkpoint. Deadline-bound or non-restartable jobs are the exception, and the tag says so.
+    """
+    if not same_text(known(resource.get("properties.computeType")), "AmlCompute"):
+        return
+    priority = known(resource.get("properties.properties.vmPriority", "Dedicated"))
+    if not same_text(priority, "Dedicated") or has_tag(resource, ctx, "exempt_tag", "exempt_values"):
+        return
+    gpu = ctx.sizes.is_gpu(resource.get("properties.properties.vmSize"))
+    yield Violation(
+        f"AML compute cluster '{resource.name}' runs on dedicated capacity (vmPriority {priority})",
+        "properties.properties.vmPriority",
+        priority,
+        "LowPriority",
+        Severity.MEDIUM if gpu else None,
+    )

@@ -1,0 +1,76 @@
+"""AZAI-302 dependency-region."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checks._common import WAF_AI, comparable_region
+from scanner import azure_types as T
+from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import Resource
+from scanner.unknown import Unknown, known
+
+DEPENDENCIES = (("properties.containerRegistry", "container registry"), ("properties.keyVault", "key vault"))
+
+
+@rule(
+    id="AZAI-302",
+    slug="dependency-region",
+    title="A workspace's container registry or key vault is in another region",
+    pillar=Pillar.PERFORMANCE,
+    severity=Severity.LOW,
+    resource_types=(T.WORKSPACE,),
+    principle=Principle(
+        "Deploy related resources in the same region, so that data and compute reside together.",
+        WAF_AI + "design-principles#performance-efficiency",
+    ),
+    remediation=Remediation(
+        terraform="Give the workspace's azurerm_container_registry and azurerm_key_vault the workspace's location.",
+        bicep="Use the workspace's location parameter for its registry and key vault.",
+        cli="Create the registry and vault in the workspace's region and point the workspace at them "
+        "(az ml workspace update --container-registry ID).",
+    ),
+    help_uri=WAF_AI + "design-principles#performance-efficiency",
+)
+def dependency_region(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """An AML workspace whose container registry or key vault is in a different region from the
+    workspace. AZAI-301 covers the data (storage); this rule covers the other dependencies, at a
+    lower severity because they move less data.
+
+    ## What fails
+
+    A workspace whose `properties.containerRegistry` or `properties.keyVault` resource is in
+    another region (compared normalized).
+
+    ## What passes
+
+    Dependencies in the workspace's region, and workspaces without a registry.
+
+    ## Undetermined when
+
+    A dependency id is unknown, the dependency is not among the scanned resources, or a region
+    is an expression that cannot be evaluated.
+
+    ## Why
+
+    Every endpoint scale-out and compute start pulls inference images from the registry; from
+    another region each pull is slower and pays egress. Secrets fetched across regions add
+    latency to every job start.
+    """
+    region = comparable_region(resource.location)
+    for path, label in DEPENDENCIES:
+        reference = known(resource.get(path))
+        if reference is None:
+            continue
+        dependency = ctx.inventory.get(reference)
+        if dependency is None:
+            known(Unknown(f"the workspace's {label} is not among the scanned resources", path=path))
+        assert dependency is not None
+        other = comparable_region(dependency.location)
+        if region is not None and other is not None and not bool(region == other):
+            yield Violation(
+                f"Workspace '{resource.name}' is in {region} but its {label} '{dependency.name}' is in {other}",
+                path,
+                other,
+                str(region),
+            )

@@ -1,0 +1,70 @@
+"""AZAI-303 unbounded-gpu-autoscale."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checks._common import WAF_AI, cluster_name, pool_is_gpu
+from scanner import azure_types as T
+from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import Resource
+from scanner.unknown import known
+
+
+@rule(
+    id="AZAI-303",
+    slug="unbounded-gpu-autoscale",
+    title="AKS GPU pool autoscales without a sensible upper limit",
+    pillar=Pillar.PERFORMANCE,
+    severity=Severity.MEDIUM,
+    resource_types=(T.AGENT_POOL,),
+    principle=Principle(
+        "Scale AI compute with demand, within limits that match quota and budget.",
+        WAF_AI + "design-principles#performance-efficiency",
+    ),
+    remediation=Remediation(
+        terraform="azurerm_kubernetes_cluster_node_pool: max_count = <the GPU quota you plan for>",
+        bicep="agentPools: properties: { enableAutoScaling: true, minCount: 0, maxCount: 4 }",
+        cli="az aks nodepool update --update-cluster-autoscaler --min-count 0 --max-count 4 ...",
+    ),
+    help_uri="https://learn.microsoft.com/azure/aks/cluster-autoscaler",
+    options={"max_nodes": 20},
+)
+def unbounded_gpu_autoscale(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """An autoscaled AKS GPU pool whose upper bound is missing or above what a team plans for, so
+    a burst of pending pods can claim GPUs far beyond quota and budget.
+
+    ## What fails
+
+    A GPU pool with `enableAutoScaling` `true` and `maxCount` absent or above the option
+    `max_nodes` (default 20).
+
+    ## What passes
+
+    Autoscaled GPU pools with a `maxCount` within the limit, fixed-size pools, and CPU pools.
+
+    ## Undetermined when
+
+    The size, the autoscaling flag or `maxCount` is unknown before deploy.
+
+    ## Options
+
+    - `max_nodes` (default 20): the largest GPU pool maximum considered planned.
+
+    ## Why
+
+    GPU quota is scarce and GPU nodes cost dollars per hour each. A runaway autoscaler holds
+    GPUs other teams' jobs wait for, and the bill arrives before anyone notices.
+    """
+    if not pool_is_gpu(resource, ctx) or known(resource.get("properties.enableAutoScaling")) is not True:
+        return
+    maximum = known(resource.get("properties.maxCount"))
+    limit = ctx.options.get("max_nodes", 20)
+    if not isinstance(maximum, (int, float)) or maximum > limit:
+        yield Violation(
+            f"GPU pool '{resource.name.rsplit('/', 1)[-1]}' in cluster '{cluster_name(resource)}' autoscales to "
+            f"{maximum if maximum is not None else 'no limit'} nodes (limit {limit})",
+            "properties.maxCount",
+            maximum,
+            f"at most {limit}",
+        )

@@ -1,0 +1,79 @@
+"""AZAI-401 single-instance-deployment."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checks._common import WAF_AI, has_tag, same_text
+from scanner import azure_types as T
+from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import Resource
+from scanner.unknown import known
+
+
+@rule(
+    id="AZAI-401",
+    slug="single-instance-deployment",
+    title="Production model deployment runs on a single instance without autoscale",
+    pillar=Pillar.RELIABILITY,
+    severity=Severity.HIGH,
+    resource_types=(T.ONLINE_DEPLOYMENT,),
+    principle=Principle(
+        "Avoid single points of failure for model serving: run at least two instances, or autoscale.",
+        WAF_AI + "design-principles#reliability",
+    ),
+    remediation=Remediation(
+        terraform="azapi_resource (onlineEndpoints/deployments): body.sku.capacity = 3, or an "
+        "azurerm_monitor_autoscale_setting targeting the deployment",
+        bicep="deployments: sku: { capacity: 3 }, or properties: { scaleSettings: { scaleType: 'TargetUtilization', "
+        "minInstances: 2, maxInstances: 5 } }",
+        cli="az ml online-deployment update -n DEP -e EP --set instance_count=3",
+    ),
+    help_uri="https://learn.microsoft.com/azure/machine-learning/how-to-autoscale-endpoints",
+    options={"production_tag": "environment", "production_values": ["prod", "production"]},
+)
+def single_instance_deployment(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """A production AML online deployment served by one instance with nothing to add more: when
+    that node is patched, evicted or fails, the model is down.
+
+    ## What fails
+
+    An online deployment that is production (it, its endpoint or its workspace carries the tag
+    named by `production_tag`, default `environment`, with a value in `production_values`,
+    default `prod`, `production`) and:
+
+    - `sku.capacity` is 1 or absent (the default instance count is 1);
+    - `properties.scaleSettings.scaleType` is not `TargetUtilization`;
+    - no `Microsoft.Insights/autoscaleSettings` resource targets it.
+
+    ## What passes
+
+    Deployments with two or more instances or an autoscale setting, and non-production ones.
+
+    ## Undetermined when
+
+    The capacity, scale type or tags are unknown before deploy.
+
+    ## Options
+
+    - `production_tag`, `production_values`: how production is marked.
+
+    ## Why
+
+    Managed online endpoints need at least two instances to stay available through node
+    updates; Microsoft recommends three for production.
+    """
+    if not has_tag(resource, ctx, "production_tag", "production_values"):
+        return
+    capacity = known(resource.get("sku.capacity", 1))
+    scale_type = known(resource.get("properties.scaleSettings.scaleType", "Default"))
+    if isinstance(capacity, (int, float)) and capacity >= 2:
+        return
+    if same_text(scale_type, "TargetUtilization") or ctx.inventory.autoscale_settings(resource):
+        return
+    yield Violation(
+        f"Production deployment '{resource.name}' runs on {capacity} instance without autoscale",
+        "sku.capacity",
+        capacity,
+        "at least 2 instances, or autoscale",
+    )

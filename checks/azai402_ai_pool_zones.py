@@ -1,0 +1,119 @@
+"""AZAI-402 ai-pool-zones."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from checks._common import WAF_AI, cluster_name, pool_is_gpu
+from scanner import azure_types as T
+from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import Resource, normalize_location
+from scanner.unknown import Unknown, known
+
+# Regions with availability zones, from https://learn.microsoft.com/azure/reliability/regions-list
+# (read 2026-11); the option `zone_regions` replaces the list.
+ZONE_REGIONS = [
+    "australiaeast",
+    "austriaeast",
+    "belgiumcentral",
+    "brazilsouth",
+    "canadacentral",
+    "centralindia",
+    "centralus",
+    "chinanorth3",
+    "eastasia",
+    "eastus",
+    "eastus2",
+    "francecentral",
+    "germanywestcentral",
+    "israelcentral",
+    "italynorth",
+    "japaneast",
+    "japanwest",
+    "koreacentral",
+    "mexicocentral",
+    "newzealandnorth",
+    "northeurope",
+    "norwayeast",
+    "polandcentral",
+    "qatarcentral",
+    "southafricanorth",
+    "southcentralus",
+    "southeastasia",
+    "spaincentral",
+    "swedencentral",
+    "switzerlandnorth",
+    "uaenorth",
+    "uksouth",
+    "usgovvirginia",
+    "westeurope",
+    "westus2",
+    "westus3",
+]
+
+
+@rule(
+    id="AZAI-402",
+    slug="ai-pool-zones",
+    title="AKS GPU pool is not spread across availability zones",
+    pillar=Pillar.RELIABILITY,
+    severity=Severity.MEDIUM,
+    resource_types=(T.AGENT_POOL,),
+    principle=Principle(
+        "Avoid single points of failure for model serving: spread serving capacity across availability zones.",
+        WAF_AI + "design-principles#reliability",
+    ),
+    remediation=Remediation(
+        terraform='azurerm_kubernetes_cluster_node_pool: zones = ["1", "2", "3"] (the zones where the GPU size '
+        "is offered)",
+        bicep="agentPools: properties: { availabilityZones: [ '1', '2', '3' ] }",
+        cli="az aks nodepool add ... --zones 1 2 3 (zones are fixed when a pool is created)",
+    ),
+    help_uri="https://learn.microsoft.com/azure/aks/availability-zones",
+    options={"zone_regions": ZONE_REGIONS},
+)
+def ai_pool_zones(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """An AKS GPU node pool pinned to one datacenter although its region has availability zones.
+
+    ## What fails
+
+    A GPU pool (its `vmSize` is a GPU size) with fewer than two `availabilityZones`, in a
+    cluster whose region is in the zone list (option `zone_regions`, default: the regions
+    Microsoft lists with availability zones).
+
+    ## What passes
+
+    GPU pools in two or more zones, GPU pools in regions without zones, and CPU pools.
+
+    ## Undetermined when
+
+    The size, the zones or the cluster's region is unknown before deploy.
+
+    ## Options
+
+    - `zone_regions`: programmatic region names that have availability zones.
+
+    ## Why
+
+    A zonal outage takes down every node of a single-zone pool, and with it the models it
+    serves. GPU sizes are not offered in every zone of every region: check with
+    `az vm list-skus --location REGION --size SIZE --zone` before choosing zones.
+    """
+    if not pool_is_gpu(resource, ctx):
+        return
+    cluster = ctx.inventory.pool_cluster(resource)
+    region = normalize_location(known(cluster.location)) if cluster is not None else None
+    if isinstance(region, Unknown):
+        known(region)
+    zoned = {str(r).lower() for r in ctx.options.get("zone_regions", ZONE_REGIONS)}
+    if not isinstance(region, str) or region not in zoned:
+        return
+    zones = known(resource.get("properties.availabilityZones"))
+    if not isinstance(zones, list) or len(zones) < 2:
+        yield Violation(
+            f"GPU pool '{resource.name.rsplit('/', 1)[-1]}' in cluster '{cluster_name(resource)}' is in "
+            f"{len(zones) if isinstance(zones, list) else 0} availability zone(s) of {region}",
+            "properties.availabilityZones",
+            zones,
+            "two or more zones",
+        )

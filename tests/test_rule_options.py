@@ -1,0 +1,81 @@
+"""The catalog's options change exactly the resources their docs say, from the command line."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import FIXTURES, cli_json, run_cli
+
+
+def failing(rule: str, *options: str) -> set[str]:
+    extra = [arg for option in options for arg in ("--rule-option", f"{rule}:{option}")]
+    data = cli_json("--select", rule, *extra, str(FIXTURES / "rules" / rule / "template.json"))
+    return {f["resource_name"] for f in data["findings"]}
+
+
+@pytest.mark.parametrize(
+    ("rule", "option", "default_fails", "optioned_fails"),
+    [
+        (
+            "AZAI-105",
+            "require_approved_outbound=true",
+            {"ws-none", "ws-disabled"},
+            {"ws-none", "ws-disabled", "ws-internet"},
+        ),
+        (
+            "AZAI-106",
+            "require_user_assigned=true",
+            {"ws-none", "oai-none"},
+            {"ws-none", "oai-none", "ws-system"},
+        ),
+        (
+            "AZAI-107",
+            "required=true",
+            {"ws-hbi-plain"},
+            {"ws-hbi-plain", "ws-standard", "oai-microsoft-keys"},
+        ),
+        (
+            "AZAI-203",
+            "marker_values=ai,web",
+            {"cae-gpu-unmarked", "cae-gpu-web"},
+            {"cae-gpu-unmarked", "cae-gpu-inference"},
+        ),
+        (
+            "AZAI-204",
+            "exempt_tag=team",
+            {"ws-train/gpu-dedicated", "ws-train/cpu-default"},
+            {"ws-train/gpu-dedicated", "ws-train/cpu-default", "ws-train/gpu-deadline"},
+        ),
+        (
+            "AZAI-205",
+            "max_scale_down_delay=PT3M",
+            {"ws-batch/slow"},
+            {"ws-batch/slow", "ws-batch/fast", "ws-batch/at-limit"},
+        ),
+        ("AZAI-303", "max_nodes=3", {"aks-ml/gpubig"}, {"aks-ml/gpubig", "aks-ml/gpusmall"}),
+        (
+            "AZAI-401",
+            "production_values=dev",
+            {"ws-prod/ep/single"},
+            {"ws-dev/ep-dev/single-dev"},
+        ),
+        (
+            "AZAI-402",
+            "zone_regions=westcentralus",
+            {"aks-east/gpuone", "aks-east/gpunone"},
+            {"aks-wcus/gpu"},
+        ),
+    ],
+)
+def test_an_option_changes_exactly_the_documented_resources(
+    rule: str, option: str, default_fails: set[str], optioned_fails: set[str]
+) -> None:
+    assert failing(rule) == default_fails
+    assert failing(rule, option) == optioned_fails
+
+
+def test_a_flag_option_rejects_what_is_not_a_flag() -> None:
+    done = run_cli(
+        "scan", "--rule-option", "AZAI-106:require_user_assigned=maybe", str(FIXTURES / "demo" / "plan.json")
+    )
+    assert done.returncode == 2 and "must be a bool" in done.stderr and len(done.stderr.strip().splitlines()) == 1
