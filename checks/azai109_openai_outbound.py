@@ -53,7 +53,7 @@ def openai_outbound(resource: Resource, ctx: CheckContext) -> Iterator[Violation
     Azure OpenAI fetches from the destinations a prompt or an "on your data" configuration
     names. Without an allow-list, a prompt injection can send data anywhere.
     """
-    if not same_text(known(resource.body.get("kind", "")), "OpenAI", "AIServices"):
+    if not same_text(known(resource.body.get("kind", "")), *T.OPENAI_KINDS):
         return
     if known(resource.get("properties.restrictOutboundNetworkAccess")) is not True:
         yield Violation(

@@ -70,7 +70,7 @@ def ai_cluster_hardening(resource: Resource, ctx: CheckContext) -> Iterator[Viol
 def _hosts_ai(cluster: Resource, ctx: CheckContext) -> bool:
     if any(pool_is_gpu(p, ctx) for p in ctx.inventory.cluster_pools(cluster)):
         return True
-    return any(ctx.inventory.attached_cluster(c) is cluster for c in ctx.inventory.of_type(T.COMPUTE))
+    return bool(ctx.inventory.referrers(cluster, T.COMPUTE, "properties.resourceId"))
 
 
 def _first_gap(cluster: Resource, ctx: CheckContext) -> Iterator[Violation]:

@@ -18,6 +18,7 @@ from scanner.unknown import known
     pillar=Pillar.OPERATIONS,
     severity=Severity.MEDIUM,
     resource_types=(T.WORKSPACE, T.COGNITIVE_ACCOUNT),
+    reads=(T.DIAGNOSTIC_SETTING,),
     principle=Principle(
         "Enable diagnostic logging for AI services, so that usage, failures and abuse can be monitored and "
         "investigated.",
@@ -61,7 +62,7 @@ def diagnostic_logging(resource: Resource, ctx: CheckContext) -> Iterator[Violat
     Azure Policy (DeployIfNotExists) after creation are seen by live scans, not by IaC scans.
     """
     if resource.type_key == T.COGNITIVE_ACCOUNT.lower() and not same_text(
-        known(resource.body.get("kind", "")), "OpenAI", "AIServices"
+        known(resource.body.get("kind", "")), *T.OPENAI_KINDS
     ):
         return
     settings = ctx.inventory.extensions(resource, T.DIAGNOSTIC_SETTING)

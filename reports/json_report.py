@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import textwrap
+from collections.abc import Iterator
 from typing import Any
 
 from reports.common import location, plain, severity_counts, uri
 from reports.cost import cost_json, summarize, summary_json
 from scanner import __version__
-from scanner.engine import ScanResult
+from scanner.engine import Finding, ScanResult
 from scanner.policy import summarize_suppression
 
 SCHEMA_VERSION = "1.4"
@@ -45,39 +47,64 @@ def drift_json(report: Any) -> dict[str, Any] | None:
     }
 
 
+_FINDINGS = "@@azai-findings@@"
+
+
 def render(result: ScanResult) -> bytes:
+    return b"".join(chunks(result))
+
+
+def chunks(result: ScanResult) -> Iterator[bytes]:
+    """The report as it is written: the document around the findings, and one finding at a time
+    in between, so a scan with a hundred thousand findings never holds them all as JSON. The
+    bytes are the same as ``json.dumps(document, indent=2)`` would give."""
+    document = _document(result)
+    head, _, tail = json.dumps(document, indent=2, ensure_ascii=False).partition(json.dumps(_FINDINGS))
+    if not result.findings:
+        yield (head + "[]" + tail + "\n").encode("utf-8")
+        return
+    yield (head + "[\n").encode("utf-8")
+    for index, finding in enumerate(result.findings):
+        text = json.dumps(_finding(finding), indent=2, ensure_ascii=False)
+        separator = ",\n" if index + 1 < len(result.findings) else "\n"
+        yield (textwrap.indent(text, "    ") + separator).encode("utf-8")
+    yield ("  ]" + tail + "\n").encode("utf-8")
+
+
+def _finding(f: Finding) -> dict[str, Any]:
+    return {
+        "rule_id": f.check.id,
+        "slug": f.check.slug,
+        "title": f.check.title,
+        "severity": f.severity.label,
+        "pillar": str(f.check.pillar),
+        "resource_id": f.resource.id,
+        "resource_name": f.resource.name,
+        "resource_type": f.resource.type,
+        "source": f.resource.origin.kind,
+        "address": f.resource.origin.address,
+        "symbolic_name": f.resource.origin.symbolic_name,
+        "message": f.violation.message,
+        "evidence": {
+            "path": f.violation.path,
+            "observed": plain(f.violation.observed),
+            "expected": f.violation.expected,
+        },
+        "location": location(f),
+        "fingerprint": f.fingerprint,
+        "suppressed": f.suppression is not None,
+        "suppression": summarize_suppression(f.suppression),
+        "baseline_state": f.baseline_state,
+        "cost": cost_json(f.cost),
+    }
+
+
+def _document(result: ScanResult) -> dict[str, Any]:
     document: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "azai", "version": __version__},
         "inputs": result.inputs,
-        "findings": [
-            {
-                "rule_id": f.check.id,
-                "slug": f.check.slug,
-                "title": f.check.title,
-                "severity": f.severity.label,
-                "pillar": str(f.check.pillar),
-                "resource_id": f.resource.id,
-                "resource_name": f.resource.name,
-                "resource_type": f.resource.type,
-                "source": f.resource.origin.kind,
-                "address": f.resource.origin.address,
-                "symbolic_name": f.resource.origin.symbolic_name,
-                "message": f.violation.message,
-                "evidence": {
-                    "path": f.violation.path,
-                    "observed": plain(f.violation.observed),
-                    "expected": f.violation.expected,
-                },
-                "location": location(f),
-                "fingerprint": f.fingerprint,
-                "suppressed": f.suppression is not None,
-                "suppression": summarize_suppression(f.suppression),
-                "baseline_state": f.baseline_state,
-                "cost": cost_json(f.cost),
-            }
-            for f in result.findings
-        ],
+        "findings": _FINDINGS,
         "absent": [dataclasses.asdict(entry) for entry in result.absent],
         "undetermined": [
             {
@@ -114,4 +141,4 @@ def render(result: ScanResult) -> bytes:
     }
     for item in document["inputs"]:
         item["path"] = uri(item["path"])
-    return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    return document

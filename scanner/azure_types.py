@@ -29,6 +29,9 @@ DIAGNOSTIC_SETTING = "Microsoft.Insights/diagnosticSettings"
 AUTOSCALE_SETTING = "Microsoft.Insights/autoscaleSettings"
 APP_SERVICE_PLAN = "Microsoft.Web/serverfarms"
 
+# Cognitive Services account kinds that serve Azure OpenAI models.
+OPENAI_KINDS = ("OpenAI", "AIServices")
+
 _CANONICAL = {
     t.lower(): t
     for t in (

@@ -192,6 +192,9 @@ class Check:
     options: Mapping[str, Any] = field(default_factory=dict)
     sources: frozenset[str] = frozenset({"terraform", "arm", "whatif", "live"})
     module: str = ""
+    # Types the rule consults besides its own, which a live scan must collect for it
+    # (diagnostic settings are read per resource, so they are read only when a rule needs them).
+    reads: tuple[str, ...] = ()
     peers: tuple[
         str, ...
     ] = ()  # peer rules it covers: "Checkov CKV_AZURE_150", "PSRule Azure.ML.ComputeIdleShutdown", ...
@@ -216,6 +219,7 @@ def rule(
     options: Mapping[str, Any] | None = None,
     sources: Iterable[str] | None = None,
     peers: Iterable[str] = (),
+    reads: Iterable[str] = (),
 ) -> Callable[[CheckFunction], Check]:
     """Declare a rule. The decorated function's docstring is the rule's documentation."""
     if not _ID.match(id):
@@ -243,6 +247,7 @@ def rule(
             sources=frozenset(sources) if sources is not None else Check.sources,
             module=function.__module__,
             peers=tuple(peers),
+            reads=tuple(reads),
         )
 
     return wrap

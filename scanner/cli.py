@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -81,8 +82,9 @@ def pair_outputs(formats: tuple[str, ...], outputs: tuple[str, ...]) -> list[tup
     return targets
 
 
-def render(fmt: str, result: ScanResult) -> tuple[bytes, list[str]]:
-    """One report format's bytes, and warnings (such as output cut to fit GitHub's limits)."""
+def render(fmt: str, result: ScanResult) -> tuple[bytes | Iterable[bytes], list[str]]:
+    """One report format's bytes (the JSON report as chunks, written as they are made), and
+    warnings (such as output cut to fit GitHub's limits)."""
     if fmt == "sarif":
         from reports import sarif
 
@@ -90,7 +92,7 @@ def render(fmt: str, result: ScanResult) -> tuple[bytes, list[str]]:
     if fmt == "json":
         from reports import json_report
 
-        return json_report.render(result), []
+        return json_report.chunks(result), []
     if fmt == "markdown":
         from reports import markdown
 
@@ -158,7 +160,8 @@ def write_reports(result: ScanResult, targets: list[tuple[str, str | None]]) -> 
         if path:
             write_atomic(path, data)
         else:
-            sys.stdout.buffer.write(data)
+            for chunk in [data] if isinstance(data, bytes) else data:
+                sys.stdout.buffer.write(chunk)
             sys.stdout.flush()
 
 

@@ -214,6 +214,7 @@ class Inventory:
         self._by_group_key: dict[tuple[str, str, str], Resource] = {}
         self._by_type: dict[str, list[Resource]] = defaultdict(list)
         self._children: dict[str, list[Resource]] = defaultdict(list)
+        self._reverse: dict[tuple[str, str], dict[Resource, list[Resource]]] = {}
         for resource in self.resources:
             self._index(resource)
         for resource in list(self._by_type.get(T.MANAGED_CLUSTER.lower(), [])):
@@ -320,42 +321,59 @@ class Inventory:
         ref = compute.get("properties.resourceId")
         return ref if isinstance(ref, Unknown) else self.get(ref)
 
+    def referrers(self, target: Resource, referrer_type: str, path: str) -> list[Resource]:
+        """Resources of ``referrer_type`` whose property ``path`` holds ``target``'s id.
+
+        The reverse index is built once per (type, path), so a rule asking this of every
+        storage account or cluster stays linear in the estate's size.
+        """
+        key = (referrer_type.lower(), path.lower())
+        index = self._reverse.get(key)
+        if index is None:
+            index = defaultdict(list)
+            for referrer in self.of_type(referrer_type):
+                found = self.get(referrer.get(path))
+                if found is not None:
+                    index[found].append(referrer)
+            self._reverse[key] = index
+        return list(index.get(target, ()))
+
     def extensions(self, target: Resource, extension_type: str) -> list[Resource]:
         """Extension resources attached to ``target`` (diagnostic settings): their ids are the
         target's id followed by ``/providers/<extension type>/<name>``."""
-        found = []
-        for extension in self.of_type(extension_type):
-            scope, marker, _ = extension.id.lower().rpartition("/providers/")
-            if marker and self.get(scope) is target:
-                found.append(extension)
-        return found
+        key = (extension_type.lower(), "/providers/")
+        index = self._reverse.get(key)
+        if index is None:
+            index = defaultdict(list)
+            for extension in self.of_type(extension_type):
+                scope, marker, _ = extension.id.rpartition("/providers/")
+                found = self.get(scope) if marker else None
+                if found is not None:
+                    index[found].append(extension)
+            self._reverse[key] = index
+        return list(index.get(target, ()))
 
     def has_private_endpoint(self, target: Resource) -> bool:
         """Whether a private endpoint connects to ``target``: a declared one that names it as its
-        private link service, or a connection the service itself reports (live, what-if)."""
+        private link service (a private endpoint connects to one), or a connection the service
+        itself reports (live, what-if)."""
         reported = target.get("properties.privateEndpointConnections")
         if isinstance(reported, list) and reported:
             return True
-        for endpoint in self.of_type(T.PRIVATE_ENDPOINT):
-            for kind in ("privateLinkServiceConnections", "manualPrivateLinkServiceConnections"):
-                connections = endpoint.get(f"properties.{kind}")
-                for connection in connections if isinstance(connections, list) else []:
-                    service = get_path(connection, "properties.privateLinkServiceId")
-                    if isinstance(service, str) and self.get(service) is target:
-                        return True
-        return False
-
-    def referrers(self, target: Resource, referrer_type: str, path: str) -> list[Resource]:
-        """Resources of ``referrer_type`` whose property ``path`` holds ``target``'s id."""
-        return [r for r in self.of_type(referrer_type) if self.get(r.get(path)) is target]
+        return bool(
+            self.referrers(
+                target, T.PRIVATE_ENDPOINT, "properties.privateLinkServiceConnections.0.properties.privateLinkServiceId"
+            )
+            or self.referrers(
+                target,
+                T.PRIVATE_ENDPOINT,
+                "properties.manualPrivateLinkServiceConnections.0.properties.privateLinkServiceId",
+            )
+        )
 
     def autoscale_settings(self, target: Resource) -> list[Resource]:
         """Autoscale settings whose ``targetResourceUri`` is ``target``."""
-        return [
-            setting
-            for setting in self.of_type(T.AUTOSCALE_SETTING)
-            if self.get(setting.get("properties.targetResourceUri")) is target
-        ]
+        return self.referrers(target, T.AUTOSCALE_SETTING, "properties.targetResourceUri")
 
     def cluster_pools(self, cluster: Resource) -> list[Resource]:
         return self.children(cluster, T.AGENT_POOL)

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
+from typing import BinaryIO
 
 from scanner.errors import InputError
 
 
-def write_atomic(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same directory and a rename.
+def write_atomic(path: str, data: bytes | Iterable[bytes]) -> None:
+    """Write ``data`` (bytes, or chunks of them) to ``path`` through a temporary file in the same
+    directory and a rename.
 
     Only regular files are replaced that way: a device or pipe (``/dev/null``, ``/dev/stdout``,
     a FIFO) is written in place, since renaming over it would replace the device itself.
@@ -20,7 +23,7 @@ def write_atomic(path: str, data: bytes) -> None:
     if target.exists() and not target.is_file():
         try:
             with open(target, "wb") as stream:
-                stream.write(data)
+                _write(stream, data)
         except OSError as exc:
             raise InputError(f"{path}: cannot write ({exc.strerror})") from None
         return
@@ -29,7 +32,7 @@ def write_atomic(path: str, data: bytes) -> None:
         handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=directory)
         try:
             with os.fdopen(handle, "wb") as stream:
-                stream.write(data)
+                _write(stream, data)
                 stream.flush()
                 os.fsync(stream.fileno())
             os.replace(temporary, target)
@@ -38,3 +41,8 @@ def write_atomic(path: str, data: bytes) -> None:
             raise
     except OSError as exc:
         raise InputError(f"{path}: cannot write ({exc.strerror})") from None
+
+
+def _write(stream: BinaryIO, data: bytes | Iterable[bytes]) -> None:
+    for chunk in [data] if isinstance(data, bytes) else data:
+        stream.write(chunk)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from scanner import azure_types as T
 from scanner.checkapi import Check, Severity
 from scanner.config import load_config, select_checks
 from scanner.engine import ScanResult, evaluate, sort_findings, sort_undetermined
@@ -94,7 +95,7 @@ def run_scan(request: ScanRequest) -> ScanResult:
 
 
 def collect_live_inventory(
-    live_scope: LiveScope, cloud: str, arm_endpoint: str | None, progress: bool
+    live_scope: LiveScope, cloud: str, arm_endpoint: str | None, progress: bool, diagnostics: bool = True
 ) -> LiveInventory:
     """One live collection with a client factory that is closed afterwards."""
     from scanner.sources.live.clients import ClientFactory
@@ -102,14 +103,17 @@ def collect_live_inventory(
 
     factory = ClientFactory(cloud, arm_endpoint)
     try:
-        return collect_live(live_scope, factory, Progress(progress))
+        return collect_live(live_scope, factory, Progress(progress), diagnostics)
     finally:
         factory.close()
 
 
 def _live_input(request: ScanRequest, result: ScanResult, iac: list[LoadedInput]) -> LoadedInput:
     """Collect the live scope and place its resources where SARIF can point at them."""
-    live = collect_live_inventory(request.live, request.cloud, request.arm_endpoint, request.progress)
+    # One diagnostic-settings read per workspace and AI account: only when a selected rule reads
+    # them, or a saved snapshot must be complete.
+    diagnostics = bool(request.save_inventory) or any(T.DIAGNOSTIC_SETTING in c.reads for c in result.checks)
+    live = collect_live_inventory(request.live, request.cloud, request.arm_endpoint, request.progress, diagnostics)
     result.coverage = live.coverage
     result.live_requests = live.requests
     _point_at_declaring_iac(live.resources, iac)

@@ -66,6 +66,31 @@ def test_every_rule_on_live_resources_matches_its_fixture(serve, rule: str) -> N
     assert emulator.writes() == []
 
 
+def test_diagnostic_settings_are_read_once_per_resource_and_only_for_a_rule_that_needs_them(serve) -> None:  # type: ignore[no-untyped-def]
+    emulator = serve(estate_from_whatif(FIXTURES / "rules" / "AZAI-501" / "whatif.json"))
+
+    def diagnostic_reads() -> list[str]:
+        return [
+            r.path for r in emulator.log if r.path.lower().endswith("/providers/microsoft.insights/diagnosticsettings")
+        ]
+
+    live_scan(emulator)
+    read = diagnostic_reads()
+    # the two workspaces and the two OpenAI accounts, once each; the Speech account costs nothing
+    assert len(read) == len(set(read)) == 4 and not [p for p in read if "/accounts/speech/" in p]
+    emulator.log.clear()
+    run_scan(
+        ScanRequest(
+            paths=(),
+            live=LiveScope(all_subscriptions=True),
+            arm_endpoint=emulator.endpoint,
+            fail_on="none",
+            ignore=("AZAI-501",),
+        )
+    )
+    assert diagnostic_reads() == [] and emulator.log
+
+
 def test_outdated_compute_image_is_read_from_live_instances(serve) -> None:  # type: ignore[no-untyped-def]
     """AZAI-502 is live-only: Azure reports the image flag on running instances, IaC has none."""
     sub = "00000000-0000-0000-0000-0000000000c5"

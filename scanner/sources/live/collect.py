@@ -54,8 +54,6 @@ ML_API = "2025-12-01"
 APPS_API = "2024-03-01"
 WORKSPACE_CHILDREN = ("computes", "onlineEndpoints", "serverlessEndpoints")
 DIAGNOSTICS_API = "2021-05-01-preview"
-# Resources whose diagnostic settings a rule reads; Resource Graph does not hold those settings.
-LOGGED_TYPES = (T.WORKSPACE.lower(), T.COGNITIVE_ACCOUNT.lower())
 
 
 @dataclass(frozen=True)
@@ -138,10 +136,11 @@ def _is_auth_failure(exc: Exception) -> bool:
 
 
 class Collector:
-    def __init__(self, factory: ClientFactory, progress: Progress, workers: int = 16) -> None:
+    def __init__(self, factory: ClientFactory, progress: Progress, workers: int = 16, diagnostics: bool = True) -> None:
         self.factory = factory
         self.progress = progress
         self.workers = workers
+        self.diagnostics = diagnostics
         self.coverage: list[CoverageGap] = []
 
     def _guard(self, scope: str, action: Callable[[], Any], gaps: list[CoverageGap] | None = None) -> Any:
@@ -230,10 +229,9 @@ class Collector:
         self.progress.update(scopes=len(batch))
 
     def details(self, parent: dict[str, Any]) -> list[dict[str, Any]]:
-        kind = parent["type"].lower()
         subscription = parent["subscriptionId"]
         found = self._children(parent)
-        if kind in LOGGED_TYPES:
+        if self.diagnostics and _logged(parent):
             url = f"{parent['id']}/providers/Microsoft.Insights/diagnosticSettings"
             found += self._list_raw(subscription, url, DIAGNOSTICS_API)
         return found
@@ -332,17 +330,19 @@ class Collector:
         return self._guard(url, fetch) or []
 
 
-def collect_live(scope: LiveScope, factory: ClientFactory, progress: Progress) -> LiveInventory:
-    collector = Collector(factory, progress)
+def collect_live(
+    scope: LiveScope, factory: ClientFactory, progress: Progress, diagnostics: bool = True
+) -> LiveInventory:
+    collector = Collector(factory, progress, diagnostics=diagnostics)
     subscriptions = collector.subscriptions(scope)
     progress.update(scopes_total=len(subscriptions))
     bodies: list[dict[str, Any]] = []
-    parents = (T.MANAGED_CLUSTER.lower(), T.CONTAINER_APP.lower(), *LOGGED_TYPES)
+    parents = (T.MANAGED_CLUSTER.lower(), T.WORKSPACE.lower(), T.CONTAINER_APP.lower())
     with ThreadPoolExecutor(max_workers=collector.workers) as pool:
         pending = []
         for row in collector.discover(subscriptions):
             bodies.append(row)
-            if row["type"].lower() in parents:
+            if row["type"].lower() in parents or (diagnostics and _logged(row)):
                 pending.append(pool.submit(collector.details, row))
         for future in pending:
             children = future.result()
@@ -355,6 +355,15 @@ def collect_live(scope: LiveScope, factory: ClientFactory, progress: Progress) -
     progress.done()
     coverage = sorted(collector.coverage, key=lambda g: g.scope.lower())
     return LiveInventory(resources, subscriptions, coverage, factory.requests[0], sizes, utilization)
+
+
+def _logged(row: dict[str, Any]) -> bool:
+    """A workspace, or an account serving OpenAI models: the resources whose diagnostic settings
+    AZAI-501 reads (other Cognitive Services kinds are not, so they cost no request)."""
+    kind = row["type"].lower()
+    if kind == T.COGNITIVE_ACCOUNT.lower():
+        return str(row.get("kind") or "").lower() in {k.lower() for k in T.OPENAI_KINDS}
+    return bool(kind == T.WORKSPACE.lower())
 
 
 def _billing_size(resource: Resource) -> Any:
