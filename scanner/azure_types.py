@@ -27,7 +27,6 @@ DEPLOYMENT = "Microsoft.Resources/deployments"
 PRIVATE_ENDPOINT = "Microsoft.Network/privateEndpoints"
 DIAGNOSTIC_SETTING = "Microsoft.Insights/diagnosticSettings"
 AUTOSCALE_SETTING = "Microsoft.Insights/autoscaleSettings"
-APP_SERVICE_PLAN = "Microsoft.Web/serverfarms"
 
 # Cognitive Services account kinds that serve Azure OpenAI models.
 OPENAI_KINDS = ("OpenAI", "AIServices")
@@ -55,7 +54,6 @@ _CANONICAL = {
         PRIVATE_ENDPOINT,
         DIAGNOSTIC_SETTING,
         AUTOSCALE_SETTING,
-        APP_SERVICE_PLAN,
     )
 }
 
