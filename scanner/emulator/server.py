@@ -138,6 +138,9 @@ class Emulator:
 def _handler(emulator: Emulator, tls: bool) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Headers and body go out in separate writes; with Nagle's algorithm on, the client's
+        # delayed ACK then holds every response about 40 ms, which real ARM does not do.
+        disable_nagle_algorithm = True
 
         def log_message(self, *_: Any) -> None:  # quiet: the request log is the record
             return
