@@ -12,6 +12,15 @@ from scanner.model import Resource
 from scanner.unknown import Unknown, UnknownValueError, known
 
 WAF_AI = "https://learn.microsoft.com/azure/well-architected/ai/"
+
+# Peer tools, as PeerRule.tool names them (docs/peers.md maps their rules to ours).
+CHECKOV = "Checkov"
+PSRULE = "PSRule"
+AZURE_POLICY = "Azure Policy"
+APRL = "APRL"
+STEAMPIPE = "steampipe"
+CUSTODIAN = "Cloud Custodian"
+ADVISOR = "Azure Advisor"
 DRIFT_HELP = WAF_AI + "mlops-genaiops"
 # The principle every drift rule enforces.
 IAC_DRIFT = Principle(

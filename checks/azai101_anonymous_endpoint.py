@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, is_public, same_text
+from checks._common import APRL, AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, is_public, same_text
 from scanner import azure_types as T
-from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource
 from scanner.unknown import Unknown, known
 
@@ -39,10 +39,21 @@ from scanner.unknown import Unknown, known
     ),
     help_uri=WAF_AI + "design-principles#security",
     peers=(
-        "Checkov CKV_AZURE_236",
-        "PSRule Azure.AI.DisableLocalAuth (AZR-000282)",
-        "Azure Policy 71ef260a (Azure AI Services key access disabled)",
-        "APRL aif-008",
+        PeerRule(
+            CHECKOV,
+            "CKV_AZURE_236",
+            "Cognitive Services accounts disable local authentication",
+            "Also AML online and serverless endpoints and Container Apps; critical when the endpoint is also public.",
+        ),
+        PeerRule(
+            PSRULE, "Azure.AI.DisableLocalAuth", "AI services accounts disable local (key) authentication (AZR-000282)"
+        ),
+        PeerRule(
+            AZURE_POLICY,
+            "71ef260a-8f18-47b7-abcb-62d0673d94dc",
+            "Azure AI Services resources should have key access disabled",
+        ),
+        PeerRule(APRL, "aif-008", "AI Foundry local authentication disabled"),
     ),
 )
 def anonymous_endpoint(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:

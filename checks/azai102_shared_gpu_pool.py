@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, cluster_name, pool_is_gpu, pool_mode
+from checks._common import APRL, CHECKOV, WAF_AI, cluster_name, pool_is_gpu, pool_mode
 from scanner import azure_types as T
-from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource
 from scanner.unknown import known
 
@@ -34,7 +34,15 @@ ISOLATING_EFFECTS = ("noschedule", "noexecute")
         cli="az aks nodepool add -g RG --cluster-name AKS -n gpu --mode User --node-taints sku=gpu:NoSchedule ...",
     ),
     help_uri=WAF_AI + "application-platform",
-    peers=("Checkov CKV_AZURE_232 (system pool only for critical add-ons)", "APRL 5ee083cd (pools without taints)"),
+    peers=(
+        PeerRule(
+            CHECKOV,
+            "CKV_AZURE_232",
+            "Only critical system pods on system nodes",
+            "GPU-aware: GPU pools must be tainted and GPU system pools fail; CPU pools are not judged.",
+        ),
+        PeerRule(APRL, "5ee083cd", "AKS node pools without taints", "GPU pools only: CPU pools need no taint."),
+    ),
 )
 def shared_gpu_pool(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     """An AKS node pool with GPU nodes that ordinary pods can be scheduled on.

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, is_public, same_text
+from checks._common import APRL, AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, is_public, same_text
 from scanner import azure_types as T
-from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource
 from scanner.unknown import known
 
@@ -31,11 +31,20 @@ NETWORKING = WAF_AI + "design-principles#security"
     ),
     help_uri="https://learn.microsoft.com/azure/machine-learning/how-to-configure-private-link",
     peers=(
-        "Checkov CKV_AZURE_144",
-        "Checkov CKV2_AZURE_49",
-        "PSRule Azure.ML.PublicAccess (AZR-000406)",
-        "Azure Policy 438c38d2 (Azure Machine Learning workspaces should disable public network access)",
-        "APRL hub-004",
+        PeerRule(CHECKOV, "CKV_AZURE_144", "ML workspace public network access disabled; missing fails"),
+        PeerRule(
+            CHECKOV,
+            "CKV2_AZURE_49",
+            "ML workspace public network access disabled; missing passes",
+            "Disagrees: an absent publicNetworkAccess is Enabled in the API, so azai fails it.",
+        ),
+        PeerRule(PSRULE, "Azure.ML.PublicAccess", "ML workspace public network access disabled (AZR-000406)"),
+        PeerRule(
+            AZURE_POLICY,
+            "438c38d2-3772-465a-a9cc-7a6666a275ce",
+            "Azure Machine Learning Workspaces should disable public network access",
+        ),
+        PeerRule(APRL, "hub-004", "AI hub public network access"),
     ),
 )
 def workspace_public_access(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, same_text
+from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, same_text
 from scanner import azure_types as T
-from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource
 from scanner.unknown import known
 
@@ -32,11 +32,32 @@ from scanner.unknown import known
     ),
     help_uri="https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet",
     peers=(
-        "Checkov CKV_AZURE_142",
-        "PSRule Azure.ML.DisableLocalAuth (AZR-000404)",
-        "PSRule Azure.ML.ComputeVnet (AZR-000405)",
-        "Azure Policy e96a9a5f (Azure Machine Learning Computes should have local authentication methods disabled)",
-        "Azure Policy 7804b5c7 (Azure Machine Learning Computes should be in a virtual network)",
+        PeerRule(
+            CHECKOV,
+            "CKV_AZURE_142",
+            "ML compute cluster local authentication disabled",
+            "Also compute instances and attached computes.",
+        ),
+        PeerRule(PSRULE, "Azure.ML.DisableLocalAuth", "ML computes disable local authentication (AZR-000404)"),
+        PeerRule(
+            PSRULE,
+            "Azure.ML.ComputeVnet",
+            "ML computes are in a virtual network (AZR-000405)",
+            "Disagrees: computes in a workspace managed network, which Microsoft recommends for new AI "
+            "workloads, have no subnet of their own and pass.",
+        ),
+        PeerRule(
+            AZURE_POLICY,
+            "e96a9a5f-07ca-471b-9bc5-6a0f33cbd68f",
+            "Azure Machine Learning Computes should have local authentication methods disabled",
+        ),
+        PeerRule(
+            AZURE_POLICY,
+            "7804b5c7-01dc-4723-969b-ae300cc07ff1",
+            "Audit Azure Machine Learning Compute Cluster and Instance is behind virtual network",
+            "Disagrees: computes in a workspace managed network, which Microsoft recommends for new AI "
+            "workloads, have no subnet of their own and pass.",
+        ),
     ),
 )
 def compute_access(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
@@ -60,12 +81,6 @@ def compute_access(resource: Resource, ctx: CheckContext) -> Iterator[Violation]
     ## Undetermined when
 
     `disableLocalAuth`, the subnet or the workspace's isolation mode is unknown before deploy.
-
-    ## Peers
-
-    PSRule `Azure.ML.ComputeVnet` and Azure Policy 7804b5c7 require a subnet even in a workspace
-    with a managed network. Microsoft recommends the managed network for new AI workloads, and
-    computes in it have no subnet of their own, so this rule passes them.
 
     ## Why
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, same_text
+from checks._common import AZURE_POLICY, CHECKOV, WAF_AI, same_text
 from scanner import azure_types as T
-from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource
 from scanner.unknown import known
 
@@ -32,8 +32,18 @@ from scanner.unknown import known
     help_uri="https://learn.microsoft.com/azure/machine-learning/how-to-managed-network",
     options={"require_approved_outbound": False},
     peers=(
-        "Azure Policy 6ddb1705 (Azure Machine Learning workspaces should use managed virtual network)",
-        "Checkov CKV_AZURE_243",
+        PeerRule(
+            AZURE_POLICY,
+            "6ddb1705-c8cf-450e-aa4b-19ad6703c440",
+            "Azure Machine Learning and AI Studio should use Allow Only Approved Outbound Managed Vnet mode",
+            "azai also accepts AllowInternetOutbound unless the option require_approved_outbound is set.",
+        ),
+        PeerRule(
+            CHECKOV,
+            "CKV_AZURE_243",
+            "ML workspace managed network outbound rules of type PrivateEndpoint",
+            "Stricter: outbound rules only act inside a managed network, so azai requires the isolation mode.",
+        ),
     ),
 )
 def workspace_managed_network(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
@@ -58,11 +68,6 @@ def workspace_managed_network(resource: Resource, ctx: CheckContext) -> Iterator
     ## Options
 
     - `require_approved_outbound` (default false): require `AllowOnlyApprovedOutbound`.
-
-    ## Peers
-
-    Checkov CKV_AZURE_243 (ARM only) requires `PrivateEndpoint` outbound rules; such rules only
-    exist in a managed network, which this rule requires first.
 
     ## Why
 

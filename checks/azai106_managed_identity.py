@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, identity_kinds
+from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, identity_kinds
 from scanner import azure_types as T
-from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource
 
 
@@ -28,7 +28,32 @@ from scanner.model import Resource
     ),
     help_uri="https://learn.microsoft.com/azure/machine-learning/how-to-identity-based-service-authentication",
     options={"require_user_assigned": False},
-    peers=("Checkov CKV_AZURE_238",),
+    peers=(
+        PeerRule(CHECKOV, "CKV_AZURE_238", "Cognitive Services account has a managed identity", "Also AML workspaces."),
+        PeerRule(
+            PSRULE,
+            "Azure.AI.ManagedIdentity",
+            "AI services accounts use a managed identity (AZR-000281)",
+            "PSRule runs it on Language (TextAnalytics) accounts only; azai on every workspace and account.",
+        ),
+        PeerRule(
+            AZURE_POLICY,
+            "fe3fd216-4f83-4fc1-8984-2bbec80a3418",
+            "Cognitive Services accounts should use a managed identity",
+        ),
+        PeerRule(
+            PSRULE,
+            "Azure.ML.UserManagedIdentity",
+            "ML workspaces use a user-assigned managed identity (AZR-000407)",
+            "With the option require_user_assigned.",
+        ),
+        PeerRule(
+            AZURE_POLICY,
+            "5f0c7d88-c7de-45b8-ac49-db49e72eaa78",
+            "Azure Machine Learning workspaces should use user-assigned managed identity",
+            "With the option require_user_assigned.",
+        ),
+    ),
 )
 def managed_identity(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     """An AML workspace, or a Cognitive Services / Azure OpenAI / AI Services account, without a

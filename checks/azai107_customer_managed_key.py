@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, same_text
+from checks._common import AZURE_POLICY, CHECKOV, WAF_AI, same_text
 from scanner import azure_types as T
-from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource
 from scanner.unknown import known
 
@@ -35,6 +35,26 @@ from scanner.unknown import known
     ),
     help_uri="https://learn.microsoft.com/azure/machine-learning/concept-customer-managed-keys",
     options={"required": False},
+    peers=(
+        PeerRule(
+            AZURE_POLICY,
+            "ba769a63-b8cc-4b2d-abf6-ac33c7204be8",
+            "Azure Machine Learning workspaces should be encrypted with a customer-managed key",
+            "Required for high-business-impact workspaces, or for all with the option required.",
+        ),
+        PeerRule(
+            AZURE_POLICY,
+            "67121cc7-ff39-4ab8-b7e3-95b84dab487d",
+            "Cognitive Services accounts should enable data encryption with a customer-managed key",
+            "With the option required.",
+        ),
+        PeerRule(
+            CHECKOV,
+            "CKV2_AZURE_22",
+            "Cognitive Services enables customer-managed key for encryption",
+            "With the option required.",
+        ),
+    ),
 )
 def customer_managed_key(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     """An AI workspace or account holding data whose classification requires a customer-managed

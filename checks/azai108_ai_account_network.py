@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, network_open
+from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, network_open
 from scanner import azure_types as T
-from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource
 
 
@@ -33,9 +33,25 @@ from scanner.model import Resource
     ),
     help_uri="https://learn.microsoft.com/azure/ai-services/cognitive-services-virtual-networks",
     peers=(
-        "Checkov CKV_AZURE_134",
-        "PSRule Azure.AI.PublicAccess (AZR-000280)",
-        "Azure Policy 037eea7a (Azure AI Services resources should restrict network access)",
+        PeerRule(
+            CHECKOV,
+            "CKV_AZURE_134",
+            "Cognitive Services accounts disable public network access",
+            "Passes a deny-by-default network ACL, as PSRule and Azure Policy do.",
+        ),
+        PeerRule(PSRULE, "Azure.AI.PublicAccess", "AI services accounts restrict network access (AZR-000280)"),
+        PeerRule(
+            AZURE_POLICY,
+            "037eea7a-bd0a-46c5-9a66-03aea78705d3",
+            "Azure AI Services resources should restrict network access",
+        ),
+        PeerRule(
+            PSRULE,
+            "Azure.AI.PrivateEndpoints",
+            "AI services accounts use private endpoints (AZR-000283)",
+            "azai reports the missing private endpoint at medium severity once public access is restricted.",
+        ),
+        PeerRule(AZURE_POLICY, "cddd188c-4b82-4c48-a19d-ddf74ee66a01", "Cognitive Services should use private link"),
     ),
 )
 def ai_account_network(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:

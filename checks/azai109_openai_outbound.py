@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, same_text
+from checks._common import CHECKOV, WAF_AI, same_text
 from scanner import azure_types as T
-from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource
 from scanner.unknown import known
 
@@ -29,7 +29,14 @@ from scanner.unknown import known
         '\'{"properties":{"restrictOutboundNetworkAccess":true,"allowedFqdnList":["contoso.com"]}}\'',
     ),
     help_uri="https://learn.microsoft.com/azure/ai-services/cognitive-services-data-loss-prevention",
-    peers=("Checkov CKV_AZURE_247",),
+    peers=(
+        PeerRule(
+            CHECKOV,
+            "CKV_AZURE_247",
+            "OpenAI accounts restrict outbound network access with FQDNs",
+            "Also AIServices accounts, which serve OpenAI models.",
+        ),
+    ),
 )
 def openai_outbound(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     """An Azure OpenAI or AI Services account whose outbound calls (data sources for "on your

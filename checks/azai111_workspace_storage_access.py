@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, is_public, workspace_users
+from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, is_public, workspace_users
 from scanner import azure_types as T
-from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource
 from scanner.unknown import known
 
@@ -33,7 +33,28 @@ from scanner.unknown import known
         cli="az storage account update -n ST -g RG --allow-blob-public-access false --allow-shared-key-access false",
     ),
     help_uri="https://learn.microsoft.com/azure/machine-learning/how-to-disable-local-auth-storage",
-    peers=("Checkov CKV2_AZURE_50",),
+    peers=(
+        PeerRule(
+            CHECKOV, "CKV2_AZURE_50", "Storage of a high-business-impact ML workspace disables public network access"
+        ),
+        PeerRule(
+            CHECKOV,
+            "CKV_AZURE_190",
+            "Storage blobs restrict public access",
+            "Disagrees: an absent allowBlobPublicAccess passes (Azure defaults it to false).",
+        ),
+        PeerRule(CHECKOV, "CKV2_AZURE_47", "Storage account without blob anonymous access"),
+        PeerRule(
+            PSRULE, "Azure.Storage.BlobPublicAccess", "Storage accounts disallow anonymous blob access (AZR-000198)"
+        ),
+        PeerRule(
+            AZURE_POLICY, "4fa4b6c0-31ca-4c0d-b10d-24b96f62a751", "Storage account public access should be disallowed"
+        ),
+        PeerRule(CHECKOV, "CKV2_AZURE_40", "Storage account not configured with Shared Key authorization"),
+        PeerRule(
+            AZURE_POLICY, "8c6a50c6-9ffd-4ae7-986f-5fa6111f9a54", "Storage accounts should prevent shared key access"
+        ),
+    ),
 )
 def workspace_storage_access(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     """The default storage account of an AML workspace, which holds its training data, models and

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, network_open, workspace_users
+from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, network_open, workspace_users
 from scanner import azure_types as T
-from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource
 from scanner.unknown import known
 
@@ -34,6 +34,41 @@ from scanner.unknown import known
         "az acr update -n ACR --public-network-enabled false --admin-enabled false",
     ),
     help_uri="https://learn.microsoft.com/azure/machine-learning/how-to-secure-workspace-vnet",
+    peers=(
+        PeerRule(CHECKOV, "CKV_AZURE_137", "ACR admin account disabled"),
+        PeerRule(PSRULE, "Azure.ACR.AdminUser", "Container registry admin user disabled (AZR-000005)"),
+        PeerRule(
+            AZURE_POLICY,
+            "dc921057-6b28-4fbe-9b83-f7bec05db6c2",
+            "Container registries should have local admin account disabled",
+        ),
+        PeerRule(PSRULE, "Azure.ACR.Firewall", "Container registry restricts network access (AZR-000402)"),
+        PeerRule(PSRULE, "Azure.KeyVault.Firewall", "Key Vault accepts only explicitly allowed traffic (AZR-000355)"),
+        PeerRule(
+            CHECKOV,
+            "CKV_AZURE_139",
+            "ACR public network access disabled",
+            "Passes a deny-by-default network rule set, as PSRule does; the Checkov check and the policy fail it.",
+        ),
+        PeerRule(
+            AZURE_POLICY,
+            "0fdf0491-d080-4575-b627-ad0e843cba0f",
+            "Public network access should be disabled for Container registries",
+            "Passes a deny-by-default network rule set, as PSRule does; the Checkov check and the policy fail it.",
+        ),
+        PeerRule(
+            CHECKOV,
+            "CKV_AZURE_189",
+            "Key Vault disables public network access",
+            "Passes a deny-by-default network ACL, as PSRule does; the Checkov check and the policy fail it.",
+        ),
+        PeerRule(
+            AZURE_POLICY,
+            "405c5871-3e91-4644-8a63-58e19d68ff5b",
+            "Azure Key Vault should disable public network access",
+            "Passes a deny-by-default network ACL, as PSRule does; the Checkov check and the policy fail it.",
+        ),
+    ),
 )
 def workspace_dependency_access(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     """The key vault or container registry an AML workspace depends on is reachable from the

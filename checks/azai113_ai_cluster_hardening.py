@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, pool_is_gpu, same_text
+from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, pool_is_gpu, same_text
 from scanner import azure_types as T
-from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource
 from scanner.unknown import known
 
@@ -34,6 +34,31 @@ from scanner.unknown import known
         cli="az aks update -n AKS -g RG --enable-aad --enable-azure-rbac --disable-local-accounts",
     ),
     help_uri="https://learn.microsoft.com/azure/aks/operator-best-practices-cluster-security",
+    peers=(
+        PeerRule(CHECKOV, "CKV_AZURE_5", "RBAC is enabled on AKS clusters"),
+        PeerRule(PSRULE, "Azure.AKS.UseRBAC", "AKS clusters use Kubernetes RBAC (AZR-000038)"),
+        PeerRule(
+            AZURE_POLICY,
+            "ac4a19c2-fa67-49b4-8ae5-0b2e78c49457",
+            "Role-Based Access Control (RBAC) should be used on Kubernetes Services",
+        ),
+        PeerRule(PSRULE, "Azure.AKS.ManagedAAD", "AKS-managed Microsoft Entra integration (AZR-000029)"),
+        PeerRule(CHECKOV, "CKV_AZURE_141", "AKS local admin account disabled"),
+        PeerRule(PSRULE, "Azure.AKS.LocalAccounts", "AKS local accounts disabled (AZR-000031)"),
+        PeerRule(
+            AZURE_POLICY,
+            "993c2fcd-2b29-49d2-9eb0-df2c3a730c32",
+            "Azure Kubernetes Service Clusters should have local authentication methods disabled",
+        ),
+        PeerRule(CHECKOV, "CKV_AZURE_7", "AKS cluster has a network policy"),
+        PeerRule(PSRULE, "Azure.AKS.NetworkPolicy", "AKS network policy enabled (AZR-000027)"),
+        PeerRule(
+            CHECKOV,
+            "CKV_AZURE_143",
+            "AKS cluster nodes have no public IP addresses",
+            "Every pool, not only the default one.",
+        ),
+    ),
 )
 def ai_cluster_hardening(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     """An AKS cluster that hosts AI workloads (a GPU node pool, or attached to an AML workspace as

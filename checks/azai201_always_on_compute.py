@@ -4,9 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, cluster_name, compute_region, parse_duration, pool_is_gpu, pool_mode, same_text
+from checks._common import (
+    AZURE_POLICY,
+    CHECKOV,
+    CUSTODIAN,
+    PSRULE,
+    STEAMPIPE,
+    WAF_AI,
+    cluster_name,
+    compute_region,
+    parse_duration,
+    pool_is_gpu,
+    pool_mode,
+    same_text,
+)
 from scanner import azure_types as T
-from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource
 from scanner.pricing import HOURS_PER_MONTH, Cost
 from scanner.unknown import Unknown, known
@@ -52,9 +65,30 @@ SCHEDULE_NOTE = (
     help_uri=WAF_AI + "design-principles#cost-optimization",
     options={"max_idle_before_shutdown": "PT4H", "idle_below_percent": 10.0},
     peers=(
-        "Checkov CKV_AZURE_150",
-        "PSRule Azure.ML.ComputeIdleShutdown (AZR-000403)",
-        "Azure Policy 679ddf89-ab8f-48a5-9029-e76054077449",
+        PeerRule(
+            CHECKOV,
+            "CKV_AZURE_150",
+            "ML compute cluster min_node_count is 0",
+            "Every source, not Terraform only; plus GPU node pools and compute instances.",
+        ),
+        PeerRule(
+            PSRULE,
+            "Azure.ML.ComputeIdleShutdown",
+            "Compute instances have an idle shutdown (AZR-000403)",
+            "Stricter: also a maximum idle time (option max_idle_before_shutdown).",
+        ),
+        PeerRule(
+            AZURE_POLICY,
+            "679ddf89-ab8f-48a5-9029-e76054077449",
+            "Azure Machine Learning Compute Instance should have idle shutdown",
+            "Stricter: also a maximum idle time (option max_idle_before_shutdown).",
+        ),
+        PeerRule(
+            STEAMPIPE,
+            "machine_learning_compute_cluster_minimum_node_zero",
+            "ML compute cluster minimum node count is 0",
+        ),
+        PeerRule(CUSTODIAN, "#9412", "Pull request: minNodeCount filter for ML compute clusters"),
     ),
 )
 def always_on_compute(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from checks._common import WAF_AI, compute_region, same_text
+from checks._common import ADVISOR, WAF_AI, compute_region, same_text
 from scanner import azure_types as T
-from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource
 from scanner.pricing import HOURS_PER_MONTH
 from scanner.unknown import Unknown, known
@@ -40,6 +40,14 @@ from scanner.unknown import Unknown, known
         "proxy_max_peak_percent": 3.0,
     },
     sources=("live",),
+    peers=(
+        PeerRule(
+            ADVISOR,
+            "VM/VMSS shutdown",
+            "Shut down or resize underused virtual machines and scale sets",
+            "GPU utilization from Azure Monitor; Advisor's CPU thresholds only as the low-confidence fallback.",
+        ),
+    ),
 )
 def idle_gpu(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     """Running GPU compute whose measured utilization stays low over the lookback window.

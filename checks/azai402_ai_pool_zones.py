@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, cluster_name, pool_is_gpu
+from checks._common import PSRULE, WAF_AI, cluster_name, pool_is_gpu
 from scanner import azure_types as T
-from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource, normalize_location
 from scanner.unknown import Unknown, known
 
@@ -71,6 +71,14 @@ ZONE_REGIONS = [
     ),
     help_uri="https://learn.microsoft.com/azure/aks/availability-zones",
     options={"zone_regions": ZONE_REGIONS},
+    peers=(
+        PeerRule(
+            PSRULE,
+            "Azure.AKS.AvailabilityZone",
+            "AKS pools use availability zones in supported regions (AZR-000021)",
+            "GPU pools only, where the region has zones.",
+        ),
+    ),
 )
 def ai_pool_zones(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     """An AKS GPU node pool pinned to one datacenter although its region has availability zones.

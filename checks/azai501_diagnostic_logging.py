@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, same_text
+from checks._common import AZURE_POLICY, WAF_AI, same_text
 from scanner import azure_types as T
-from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource
 from scanner.unknown import known
 
@@ -34,6 +34,20 @@ from scanner.unknown import known
         '--logs \'[{"categoryGroup":"allLogs","enabled":true}]\'',
     ),
     help_uri="https://learn.microsoft.com/azure/ai-services/openai/how-to/monitor-openai",
+    peers=(
+        PeerRule(
+            AZURE_POLICY,
+            "afe0c3be-ba3b-4544-ba52-0c99672a8ad6",
+            "Resource logs in Azure Machine Learning Workspaces should be enabled",
+            "azai requires a Log Analytics destination; the policy also accepts storage with retention.",
+        ),
+        PeerRule(
+            AZURE_POLICY,
+            "1b4d1c4e-934c-4703-944c-27c82c06bebb",
+            "Diagnostic logs in Azure AI services resources should be enabled",
+            "Accounts serving OpenAI models only.",
+        ),
+    ),
 )
 def diagnostic_logging(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     """An AML workspace, or an Azure OpenAI / AI Services account, without a diagnostic setting

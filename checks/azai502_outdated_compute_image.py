@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, same_text
+from checks._common import AZURE_POLICY, WAF_AI, same_text
 from scanner import azure_types as T
-from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource
 from scanner.unknown import known
 
@@ -31,6 +31,13 @@ PATH = "properties.properties.osImageMetadata.isLatestOsImageVersion"
     ),
     help_uri="https://learn.microsoft.com/azure/machine-learning/concept-vulnerability-management",
     sources=("live",),
+    peers=(
+        PeerRule(
+            AZURE_POLICY,
+            "f110a506-2dcb-422e-bcea-d533fc8c35e2",
+            "Audit Azure Machine Learning Compute Instances with an outdated operating system (preview)",
+        ),
+    ),
 )
 def outdated_compute_image(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     """An AML compute instance running an OS image that Azure reports as superseded.

@@ -76,6 +76,25 @@ class Principle:
 
 
 @dataclass(frozen=True, slots=True)
+class PeerRule:
+    """A rule of another tool that an azai rule covers, so that a team can map the policies it
+    already runs to azai.
+
+    ``id`` is what that tool itself reports: a Checkov check id, a PSRule rule name, an Azure
+    Policy definition GUID, an APRL recommendation id. ``note`` says where azai decides
+    differently from it, and why; empty when they agree.
+    """
+
+    tool: str
+    id: str
+    title: str = ""
+    note: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.tool} {self.id}" + (f" ({self.title})" if self.title else "")
+
+
+@dataclass(frozen=True, slots=True)
 class Violation:
     """One failure of one rule on one resource.
 
@@ -195,9 +214,8 @@ class Check:
     # Types the rule consults besides its own, which a live scan must collect for it
     # (diagnostic settings are read per resource, so they are read only when a rule needs them).
     reads: tuple[str, ...] = ()
-    peers: tuple[
-        str, ...
-    ] = ()  # peer rules it covers: "Checkov CKV_AZURE_150", "PSRule Azure.ML.ComputeIdleShutdown", ...
+    # Rules of other tools this rule covers (Checkov, PSRule, Azure Policy, APRL, ...).
+    peers: tuple[PeerRule, ...] = ()
 
     @property
     def summary(self) -> str:
@@ -218,7 +236,7 @@ def rule(
     help_uri: str,
     options: Mapping[str, Any] | None = None,
     sources: Iterable[str] | None = None,
-    peers: Iterable[str] = (),
+    peers: Iterable[PeerRule] = (),
     reads: Iterable[str] = (),
 ) -> Callable[[CheckFunction], Check]:
     """Declare a rule. The decorated function's docstring is the rule's documentation."""

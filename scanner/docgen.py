@@ -10,11 +10,31 @@ import json
 import sys
 from pathlib import Path
 
-from scanner.checkapi import Check, Pillar
+from scanner.checkapi import Check, PeerRule, Pillar
+
+COMPLIANCE_VERSION = 2
+
+
+def _peer_ids(check: Check) -> str:
+    return "; ".join(f"{p.tool} {p.id}" for p in check.peers)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _peer_section(peers: tuple[PeerRule, ...]) -> list[str]:
+    """The rule page's table of the peer rules it covers, with where azai decides differently."""
+    if not peers:
+        return []
+    lines = ["## Peer rules covered", "", "| tool | rule | what it checks | where azai differs |", "|---|---|---|---|"]
+    for peer in peers:
+        lines.append(f"| {peer.tool} | `{peer.id}` | {_cell(peer.title)} | {_cell(peer.note) or 'agrees'} |")
+    return [*lines, ""]
 
 
 def rule_markdown(check: Check) -> str:
-    """One rule's page: metadata table, then its docstring, then remediation."""
+    """One rule's page: metadata table, then its docstring, the peer rules it covers, remediation."""
     sources = ", ".join(sorted(check.sources))
     lines = [
         f"# {check.id} {check.slug}",
@@ -28,10 +48,11 @@ def rule_markdown(check: Check) -> str:
         f"| Resource types | {', '.join(f'`{t}`' for t in check.resource_types)} |",
         f"| Sources | {sources} |",
         f"| Principle | {check.principle.text} ([source]({check.principle.source})) |",
-        f"| Peer rules covered | {', '.join(check.peers) or 'none: no peer checks this'} |",
+        f"| Peer rules covered | {_peer_ids(check) or 'none: no peer checks this'} |",
         "",
         check.doc.strip(),
         "",
+        *_peer_section(check.peers),
         "## Remediation",
         "",
         f"- **Terraform:** {check.remediation.terraform}",
@@ -49,7 +70,7 @@ def catalog_markdown(checks: list[Check], link: bool = True) -> str:
     lines = ["| id | slug | pillar | severity | title | peer rules covered |", "|---|---|---|---|---|---|"]
     for check in sorted(checks, key=lambda c: (list(Pillar).index(c.pillar), c.id)):
         ident = f"[{check.id}]({check.id}.md)" if link else check.id
-        peers = "; ".join(check.peers) or "none"
+        peers = _peer_ids(check) or "none"
         lines.append(f"| {ident} | {check.slug} | {check.pillar} | {check.severity.label} | {check.title} | {peers} |")
     return "\n".join(lines) + "\n"
 
@@ -60,12 +81,45 @@ def index_markdown(checks: list[Check]) -> str:
 
 
 def compliance_json(checks: list[Check]) -> str:
-    """The compliance mapping as data: each rule's pillar and the peer rules it covers."""
-    mapping = {
-        c.id: {"slug": c.slug, "pillar": str(c.pillar), "principle_source": c.principle.source, "peers": list(c.peers)}
+    """The compliance mapping as data: each rule's pillar and principle, the peer rules it covers,
+    and the reverse index a team reads to find the azai rule for a policy it already runs."""
+    rules = {
+        c.id: {
+            "slug": c.slug,
+            "title": c.title,
+            "pillar": str(c.pillar),
+            "severity": c.severity.label,
+            "principle": c.principle.text,
+            "principle_source": c.principle.source,
+            "peers": [{"tool": p.tool, "id": p.id, "title": p.title, "note": p.note} for p in c.peers],
+        }
         for c in checks
     }
-    return json.dumps({"azai_compliance": 1, "rules": mapping}, indent=2) + "\n"
+    by_peer: dict[str, dict[str, list[str]]] = {}
+    for check in checks:
+        for peer in check.peers:
+            by_peer.setdefault(peer.tool, {}).setdefault(peer.id, []).append(check.id)
+    ordered = {tool: dict(sorted(ids.items())) for tool, ids in sorted(by_peer.items())}
+    document = {"azai_compliance": COMPLIANCE_VERSION, "rules": rules, "by_peer": ordered}
+    return json.dumps(document, indent=2) + "\n"
+
+
+def peers_markdown(checks: list[Check]) -> str:
+    """Every peer rule the rules cover, by tool, with the azai rule and where it decides differently."""
+    rows = sorted(((p, c) for c in checks for p in c.peers), key=lambda pc: (pc[0].tool.lower(), pc[0].id, pc[1].id))
+    lines = [
+        "# Peer rules covered",
+        "",
+        "Generated from the rule code by `python -m scanner.docgen`; do not edit by hand. Peer rules",
+        "azai leaves out on purpose, and why, are in [../peers.md](../peers.md).",
+        "",
+        "| tool | peer rule | what it checks | azai rule | where azai differs |",
+        "|---|---|---|---|---|",
+    ]
+    for peer, check in rows:
+        note = _cell(peer.note) or "agrees"
+        lines.append(f"| {peer.tool} | `{peer.id}` | {_cell(peer.title)} | [{check.id}]({check.id}.md) | {note} |")
+    return "\n".join(lines) + "\n"
 
 
 def generate(checks: list[Check]) -> dict[str, str]:
@@ -73,6 +127,7 @@ def generate(checks: list[Check]) -> dict[str, str]:
     files = {f"{c.id}.md": rule_markdown(c) for c in checks}
     files["README.md"] = index_markdown(checks)
     files["compliance.json"] = compliance_json(checks)
+    files["peers.md"] = peers_markdown(checks)
     return files
 
 

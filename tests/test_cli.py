@@ -139,13 +139,19 @@ def test_rules_by_pillar_as_markdown_and_as_compliance_data() -> None:
         "AZAI-205",
     ]
     data = json.loads(run_cli("rules", "--format", "json").stdout)
-    assert data["rules"]["AZAI-201"]["peers"][0] == "Checkov CKV_AZURE_150"
-    assert data["rules"]["AZAI-301"] == {
-        "slug": "cross-region",
-        "pillar": "Performance Efficiency",
-        "principle_source": "https://learn.microsoft.com/azure/well-architected/ai/design-principles#performance-efficiency",
-        "peers": [],
+    assert data["azai_compliance"] == 2
+    assert data["rules"]["AZAI-201"]["peers"][0] == {
+        "tool": "Checkov",
+        "id": "CKV_AZURE_150",
+        "title": "ML compute cluster min_node_count is 0",
+        "note": "Every source, not Terraform only; plus GPU node pools and compute instances.",
     }
+    assert data["rules"]["AZAI-301"]["pillar"] == "Performance Efficiency"
+    assert data["rules"]["AZAI-301"]["peers"] == []
+    # The reverse index answers "which azai rule covers the policy I already run?"
+    assert data["by_peer"]["Azure Policy"]["71ef260a-8f18-47b7-abcb-62d0673d94dc"] == ["AZAI-101"]
+    assert data["by_peer"]["Checkov"]["CKV_AZURE_141"] == ["AZAI-113"]
+    assert data["by_peer"]["PSRule"]["Azure.ML.ComputeVnet"] == ["AZAI-104"]
     assert json.loads((ROOT / "docs" / "rules" / "compliance.json").read_text()) == data
     bad = run_cli("rules", "--pillar", "Sustainability")
     assert bad.returncode == 2 and "no rules in pillar" in bad.stderr

@@ -50,64 +50,79 @@ def test_readme_test_command_is_what_ci_runs() -> None:
     assert command.group(1).strip() in ci
 
 
-PEER_RULES_IN_SURVEY = (
-    "CKV_AZURE_142",
-    "CKV_AZURE_144",
-    "CKV2_AZURE_49",
-    "CKV_AZURE_150",
-    "CKV2_AZURE_50",
-    "CKV_AZURE_243",
-    "CKV_AZURE_134",
-    "236",
-    "238",
-    "CKV_AZURE_247",
-    "CKV_AZURE_232",
-    "Azure.ML.ComputeIdleShutdown",
-    "Azure.ML.DisableLocalAuth",
-    "Azure.ML.ComputeVnet",
-    "Azure.ML.PublicAccess",
-    "Azure.AI.PublicAccess",
-    "DisableLocalAuth",
-    "Azure.AKS.MinUserPoolNodes",
-    "679ddf89",
-    "e96a9a5f",
-    "7804b5c7",
-    "438c38d2",
-    "6ddb1705",
-    "037eea7a",
-    "71ef260a",
-    "VMSkusAllowed_Deny",
-    "hub-004",
-    "aif-008",
-    "5ee083cd",
-    "005ccbbd",
-    "cf2569bb",
-    "ai-gov",
-    "vm_desired_sku_size",
-    "vm_scaleset_not_empty",
-    "apim_threat_detection_llm_jacking",
-    "machine_learning_compute_cluster_minimum_node_zero",
-    "#9412",
-)
+# Every AI-relevant peer rule of the peer survey (its section 3): as the survey writes it, and
+# the id a rule declares or docs/peers.md names when it leaves the rule out.
+PEER_RULES_IN_SURVEY = {
+    "CKV_AZURE_142": "CKV_AZURE_142",
+    "CKV_AZURE_144": "CKV_AZURE_144",
+    "CKV2_AZURE_49": "CKV2_AZURE_49",
+    "CKV_AZURE_150": "CKV_AZURE_150",
+    "CKV2_AZURE_50": "CKV2_AZURE_50",
+    "CKV_AZURE_243": "CKV_AZURE_243",
+    "CKV_AZURE_134": "CKV_AZURE_134",
+    "236": "CKV_AZURE_236",
+    "238": "CKV_AZURE_238",
+    "CKV_AZURE_247": "CKV_AZURE_247",
+    "CKV_AZURE_232": "CKV_AZURE_232",
+    "Azure.ML.ComputeIdleShutdown": "Azure.ML.ComputeIdleShutdown",
+    "Azure.ML.DisableLocalAuth": "Azure.ML.DisableLocalAuth",
+    "Azure.ML.ComputeVnet": "Azure.ML.ComputeVnet",
+    "Azure.ML.PublicAccess": "Azure.ML.PublicAccess",
+    "Azure.AI.PublicAccess": "Azure.AI.PublicAccess",
+    "/ DisableLocalAuth": "Azure.AI.DisableLocalAuth",
+    "Azure.AKS.MinUserPoolNodes": "Azure.AKS.MinUserPoolNodes",
+    "679ddf89": "679ddf89",
+    "e96a9a5f": "e96a9a5f",
+    "7804b5c7": "7804b5c7",
+    "438c38d2": "438c38d2",
+    "6ddb1705": "6ddb1705",
+    "037eea7a": "037eea7a",
+    "71ef260a": "71ef260a",
+    "VMSkusAllowed_Deny": "VMSkusAllowed_Deny",
+    "hub-004": "hub-004",
+    "aif-008": "aif-008",
+    "5ee083cd": "5ee083cd",
+    "005ccbbd": "005ccbbd",
+    "cf2569bb": "cf2569bb",
+    "ai-gov": "ai-gov",
+    "vm_desired_sku_size": "vm_desired_sku_size",
+    "vm_scaleset_not_empty": "vm_scaleset_not_empty",
+    "apim_threat_detection_llm_jacking": "apim_threat_detection_llm_jacking",
+    "machine_learning_compute_cluster_minimum_node_zero": "machine_learning_compute_cluster_minimum_node_zero",
+    "#9412": "#9412",
+}
 
 
 def test_every_peer_ai_rule_is_covered_or_left_out_with_a_reason() -> None:
-    """docs/peers.md names every AI-relevant peer rule of the peer survey (its section 3)."""
-    page = (ROOT / "docs" / "peers.md").read_text()
+    """Each AI-relevant rule of the peer survey is declared by a rule as covered (an Azure Policy
+    definition by its full GUID) or named in docs/peers.md's left-out table with a reason."""
     survey = ROOT.parent / "shared" / "reference" / "peers.md"
     if survey.is_file():
         section = survey.read_text().split("## 3.", 1)[1].split("## 4.", 1)[0]
-        for peer in PEER_RULES_IN_SURVEY:
-            assert peer in section, f"{peer} is not in the survey any more"
+        for written in PEER_RULES_IN_SURVEY:
+            assert written in section, f"{written} is not in the survey any more"
         for checkov in re.findall(r"CKV2?_AZURE_\d+", section):
-            assert checkov in PEER_RULES_IN_SURVEY, checkov
-    ids = [p if not p.isdigit() else f"CKV_AZURE_{p}" for p in PEER_RULES_IN_SURVEY]
-    ids = [p if p != "DisableLocalAuth" else "Azure.AI.DisableLocalAuth" for p in ids]
-    for peer in ids:
-        assert peer in page, f"docs/peers.md does not say what happens to {peer}"
-    linked = set(re.findall(r"\(rules/(AZAI-\d{3})\.md\)", page))
+            assert checkov in PEER_RULES_IN_SURVEY.values(), checkov
+    page = (ROOT / "docs" / "peers.md").read_text()
+    left_out = page.split("## Left out on purpose", 1)[1].split("\n## ", 1)[0]
+    declared = {peer.id for check in load_checks() for peer in check.peers}
+    for peer_id in PEER_RULES_IN_SURVEY.values():
+        covered = any(d == peer_id or d.startswith(peer_id + "-") for d in declared)
+        assert covered != (peer_id in left_out), f"{peer_id}: covered by a rule, or left out in docs/peers.md"
+
+
+def test_declared_peer_rules_are_well_formed() -> None:
+    """Ids users match on: Checkov ids, PSRule rule names and full Azure Policy definition GUIDs."""
+    shapes = {
+        "Checkov": r"CKV2?_AZURE_\d+",
+        "PSRule": r"Azure(\.\w+)+",
+        "Azure Policy": r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+    }
     for check in load_checks():
-        for named in check.peers:
-            tokens = re.findall(r"CKV2?_AZURE_\d+|Azure\.\w+\.\w+|\b[0-9a-f]{8}\b|\b[a-z]{3}-\d{3}\b", named)
-            assert tokens and all(t in page for t in tokens), f"{check.id} claims {named}; docs/peers.md must list it"
-    assert linked <= {c.id for c in load_checks()}
+        seen = set()
+        for peer in check.peers:
+            assert (peer.tool, peer.id) not in seen, f"{check.id} declares {peer} twice"
+            seen.add((peer.tool, peer.id))
+            assert peer.title, f"{check.id}: {peer} needs a title"
+            if peer.tool in shapes:
+                assert re.fullmatch(shapes[peer.tool], peer.id), f"{check.id}: {peer.tool} id {peer.id!r}"
