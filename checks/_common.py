@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
 from scanner import azure_types as T
-from scanner.checkapi import CheckContext, Principle
+from scanner.checkapi import CheckContext, Principle, Violation
 from scanner.model import Resource
 from scanner.unknown import Unknown, UnknownValueError, known
 
@@ -28,6 +29,24 @@ IAC_DRIFT = Principle(
     "isolation and cost controls stay as reviewed.",
     WAF_AI + "mlops-genaiops#infrastructure-as-code",
 )
+
+
+def every_gap(*checks: Iterator[Violation]) -> Iterator[Violation]:
+    """The violations of a rule's independent checks, all of them.
+
+    A rule that stopped at its first failing setting would hide the next until the first was
+    fixed, and a baseline would then call it new. Each check is a generator, so nothing runs
+    until it is drained here; an Unknown in one check does not hide the others' failures and is
+    raised after them, so the engine also records the resource as undetermined.
+    """
+    unknown: UnknownValueError | None = None
+    for check in checks:
+        try:
+            yield from check
+        except UnknownValueError as exc:
+            unknown = unknown or exc
+    if unknown is not None:
+        raise unknown
 
 
 def same_text(value: Any, *choices: str) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, same_text
+from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, every_gap, same_text
 from scanner import azure_types as T
 from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource
@@ -66,6 +66,8 @@ def compute_access(resource: Resource, ctx: CheckContext) -> Iterator[Violation]
 
     ## What fails
 
+    Each of these is its own finding:
+
     - Any workspace compute whose `properties.disableLocalAuth` is not `true` (absent means
       local authentication is enabled; azurerm's `local_auth_enabled` defaults to `true`).
     - An `AmlCompute` cluster or `ComputeInstance` without `properties.properties.subnet.id`,
@@ -80,31 +82,38 @@ def compute_access(resource: Resource, ctx: CheckContext) -> Iterator[Violation]
 
     ## Undetermined when
 
-    `disableLocalAuth`, the subnet or the workspace's isolation mode is unknown before deploy.
+    `disableLocalAuth`, the subnet or the workspace's isolation mode is unknown before deploy;
+    a failure of the other setting is still reported.
 
     ## Why
 
     Local accounts bypass Entra Conditional Access and audit, and a compute with a public IP
     outside a virtual network exposes SSH and Jupyter to the internet.
     """
-    if known(resource.get("properties.disableLocalAuth")) is not True:
+    yield from every_gap(_local_auth(resource), _outside_network(resource, ctx))
+
+
+def _local_auth(compute: Resource) -> Iterator[Violation]:
+    if known(compute.get("properties.disableLocalAuth")) is not True:
         yield Violation(
-            f"AML compute '{resource.name}' allows local authentication (disableLocalAuth is not true)",
+            f"AML compute '{compute.name}' allows local authentication (disableLocalAuth is not true)",
             "properties.disableLocalAuth",
-            resource.get("properties.disableLocalAuth"),
+            compute.get("properties.disableLocalAuth"),
             "true",
         )
+
+
+def _outside_network(compute: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    if not same_text(known(compute.get("properties.computeType")), "AmlCompute", "ComputeInstance"):
         return
-    if not same_text(known(resource.get("properties.computeType")), "AmlCompute", "ComputeInstance"):
+    if known(compute.get("properties.properties.subnet.id")) is not None:
         return
-    if known(resource.get("properties.properties.subnet.id")) is not None:
-        return
-    workspace = ctx.inventory.parent(resource)
+    workspace = ctx.inventory.parent(compute)
     mode = known(workspace.get("properties.managedNetwork.isolationMode")) if workspace is not None else None
     if isinstance(mode, str) and not same_text(mode, "Disabled"):
         return
     yield Violation(
-        f"AML compute '{resource.name}' is not in a virtual network (no subnet and no workspace managed network)",
+        f"AML compute '{compute.name}' is not in a virtual network (no subnet and no workspace managed network)",
         "properties.properties.subnet.id",
         None,
         "a subnet id, or a workspace with a managed network",

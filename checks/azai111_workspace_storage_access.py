@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, is_public, workspace_users
+from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, every_gap, is_public, workspace_users
 from scanner import azure_types as T
 from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource
@@ -62,7 +62,8 @@ def workspace_storage_access(resource: Resource, ctx: CheckContext) -> Iterator[
 
     ## What fails
 
-    A storage account that a workspace names in `properties.storageAccount`, with:
+    A storage account that a workspace names in `properties.storageAccount`, with any of these
+    (each its own finding):
 
     - `properties.allowBlobPublicAccess` `true` (**high**); absent passes, as Azure has defaulted
       it to false for new accounts since 2023;
@@ -78,6 +79,7 @@ def workspace_storage_access(resource: Resource, ctx: CheckContext) -> Iterator[
     ## Undetermined when
 
     A deciding property is unknown before deploy.
+    The other settings are still checked and their failures reported.
 
     ## Why
 
@@ -88,25 +90,39 @@ def workspace_storage_access(resource: Resource, ctx: CheckContext) -> Iterator[
     if not workspaces:
         return
     names = ", ".join(f"'{w.name}'" for w in workspaces)
-    if known(resource.get("properties.allowBlobPublicAccess")) is True:
+    yield from every_gap(
+        _anonymous_blobs(resource, names),
+        _shared_keys(resource, names),
+        _public_hbi_storage(resource, workspaces, names),
+    )
+
+
+def _anonymous_blobs(storage: Resource, names: str) -> Iterator[Violation]:
+    if known(storage.get("properties.allowBlobPublicAccess")) is True:
         yield Violation(
-            f"Storage account '{resource.name}' of workspace {names} allows anonymous blob access",
+            f"Storage account '{storage.name}' of workspace {names} allows anonymous blob access",
             "properties.allowBlobPublicAccess",
             True,
             "false",
         )
-    elif known(resource.get("properties.allowSharedKeyAccess")) is not False:
+
+
+def _shared_keys(storage: Resource, names: str) -> Iterator[Violation]:
+    if known(storage.get("properties.allowSharedKeyAccess")) is not False:
         yield Violation(
-            f"Storage account '{resource.name}' of workspace {names} accepts shared-key access",
+            f"Storage account '{storage.name}' of workspace {names} accepts shared-key access",
             "properties.allowSharedKeyAccess",
-            resource.get("properties.allowSharedKeyAccess"),
+            storage.get("properties.allowSharedKeyAccess"),
             "false",
             Severity.MEDIUM,
         )
-    elif any(known(w.get("properties.hbiWorkspace")) is True for w in workspaces) and known(is_public(resource)):
+
+
+def _public_hbi_storage(storage: Resource, workspaces: list[Resource], names: str) -> Iterator[Violation]:
+    if any(known(w.get("properties.hbiWorkspace")) is True for w in workspaces) and known(is_public(storage)):
         yield Violation(
-            f"Storage account '{resource.name}' of high-business-impact workspace {names} allows public network access",
+            f"Storage account '{storage.name}' of high-business-impact workspace {names} allows public network access",
             "properties.publicNetworkAccess",
-            resource.get("properties.publicNetworkAccess"),
+            storage.get("properties.publicNetworkAccess"),
             "Disabled",
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, network_open, workspace_users
+from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, every_gap, network_open, workspace_users
 from scanner import azure_types as T
 from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource
@@ -77,7 +77,7 @@ def workspace_dependency_access(resource: Resource, ctx: CheckContext) -> Iterat
     ## What fails
 
     A key vault a workspace names in `properties.keyVault`, or a registry it names in
-    `properties.containerRegistry`, with:
+    `properties.containerRegistry`, with any of these (each its own finding):
 
     - `properties.publicNetworkAccess` not `Disabled` and the network ACL's default action
       (`networkAcls.defaultAction` for vaults, `networkRuleSet.defaultAction` for registries)
@@ -92,6 +92,7 @@ def workspace_dependency_access(resource: Resource, ctx: CheckContext) -> Iterat
     ## Undetermined when
 
     A deciding property is unknown before deploy.
+    The other settings are still checked and their failures reported.
 
     ## Why
 
@@ -105,18 +106,28 @@ def workspace_dependency_access(resource: Resource, ctx: CheckContext) -> Iterat
     if not workspaces:
         return
     names = ", ".join(f"'{w.name}'" for w in workspaces)
+    checks = [_open_network(resource, is_vault, names)]
+    if not is_vault:
+        checks.append(_admin_user(resource, names))
+    yield from every_gap(*checks)
+
+
+def _open_network(dependency: Resource, is_vault: bool, names: str) -> Iterator[Violation]:
     label = "Key vault" if is_vault else "Container registry"
     acl = "properties.networkAcls.defaultAction" if is_vault else "properties.networkRuleSet.defaultAction"
-    if network_open(resource, acl):
+    if network_open(dependency, acl):
         yield Violation(
-            f"{label} '{resource.name}' of workspace {names} accepts traffic from all networks",
+            f"{label} '{dependency.name}' of workspace {names} accepts traffic from all networks",
             "properties.publicNetworkAccess",
-            resource.get("properties.publicNetworkAccess"),
+            dependency.get("properties.publicNetworkAccess"),
             "Disabled, or a Deny default network rule",
         )
-    elif not is_vault and known(resource.get("properties.adminUserEnabled")) is True:
+
+
+def _admin_user(registry: Resource, names: str) -> Iterator[Violation]:
+    if known(registry.get("properties.adminUserEnabled")) is True:
         yield Violation(
-            f"Container registry '{resource.name}' of workspace {names} has its admin user enabled",
+            f"Container registry '{registry.name}' of workspace {names} has its admin user enabled",
             "properties.adminUserEnabled",
             True,
             "false",

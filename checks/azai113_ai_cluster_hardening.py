@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, pool_is_gpu, same_text
+from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, every_gap, pool_is_gpu, same_text
 from scanner import azure_types as T
 from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource
@@ -66,13 +66,13 @@ def ai_cluster_hardening(resource: Resource, ctx: CheckContext) -> Iterator[Viol
 
     ## What fails
 
-    One finding per cluster, for the first of:
+    A finding for each of:
 
     - no Microsoft Entra integration (`properties.aadProfile` absent) or Kubernetes RBAC
       disabled (`properties.enableRBAC` `false`);
     - local accounts enabled (`properties.disableLocalAccounts` not `true`);
     - no network policy (`properties.networkProfile.networkPolicy` absent or `none`);
-    - a node pool with public IPs (`enableNodePublicIP` `true`).
+    - node pools with public IPs (`enableNodePublicIP` `true`), named in one finding.
 
     ## What passes
 
@@ -81,6 +81,7 @@ def ai_cluster_hardening(resource: Resource, ctx: CheckContext) -> Iterator[Viol
     ## Undetermined when
 
     A pool size or a deciding property is unknown before deploy.
+    The other settings are still checked and their failures reported.
 
     ## Why
 
@@ -89,7 +90,13 @@ def ai_cluster_hardening(resource: Resource, ctx: CheckContext) -> Iterator[Viol
     """
     if not _hosts_ai(resource, ctx):
         return
-    yield from _first_gap(resource, ctx)
+    name = f"AKS cluster '{resource.name}'"
+    yield from every_gap(
+        _no_entra_rbac(resource, name),
+        _local_accounts(resource, name),
+        _no_network_policy(resource, name),
+        _public_nodes(resource, ctx, name),
+    )
 
 
 def _hosts_ai(cluster: Resource, ctx: CheckContext) -> bool:
@@ -98,14 +105,14 @@ def _hosts_ai(cluster: Resource, ctx: CheckContext) -> bool:
     return bool(ctx.inventory.referrers(cluster, T.COMPUTE, "properties.resourceId"))
 
 
-def _first_gap(cluster: Resource, ctx: CheckContext) -> Iterator[Violation]:
-    name = f"AKS cluster '{cluster.name}'"
+def _no_entra_rbac(cluster: Resource, name: str) -> Iterator[Violation]:
     if known(cluster.get("properties.aadProfile")) is None:
         yield Violation(f"{name} has no Microsoft Entra integration", "properties.aadProfile", None, "aadProfile set")
-        return
     if known(cluster.get("properties.enableRBAC")) is False:
         yield Violation(f"{name} has Kubernetes RBAC disabled", "properties.enableRBAC", False, "true")
-        return
+
+
+def _local_accounts(cluster: Resource, name: str) -> Iterator[Violation]:
     if known(cluster.get("properties.disableLocalAccounts")) is not True:
         yield Violation(
             f"{name} allows local accounts",
@@ -113,7 +120,9 @@ def _first_gap(cluster: Resource, ctx: CheckContext) -> Iterator[Violation]:
             cluster.get("properties.disableLocalAccounts"),
             "true",
         )
-        return
+
+
+def _no_network_policy(cluster: Resource, name: str) -> Iterator[Violation]:
     policy = known(cluster.get("properties.networkProfile.networkPolicy"))
     if policy is None or same_text(policy, "none"):
         yield Violation(
@@ -123,13 +132,15 @@ def _first_gap(cluster: Resource, ctx: CheckContext) -> Iterator[Violation]:
             "azure, calico or cilium",
             Severity.MEDIUM,
         )
-        return
-    for pool in ctx.inventory.cluster_pools(cluster):
-        if known(pool.get("properties.enableNodePublicIP")) is True:
-            yield Violation(
-                f"{name} gives public IPs to the nodes of pool '{pool.name.rsplit('/', 1)[-1]}'",
-                "properties.agentPoolProfiles",
-                True,
-                "enableNodePublicIP false",
-            )
-            return
+
+
+def _public_nodes(cluster: Resource, ctx: CheckContext, name: str) -> Iterator[Violation]:
+    public = [p for p in ctx.inventory.cluster_pools(cluster) if known(p.get("properties.enableNodePublicIP")) is True]
+    if public:
+        pools = ", ".join(f"'{p.name.rsplit('/', 1)[-1]}'" for p in public)
+        yield Violation(
+            f"{name} gives public IPs to the nodes of pool {pools}",
+            "properties.agentPoolProfiles",
+            True,
+            "enableNodePublicIP false",
+        )

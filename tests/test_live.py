@@ -213,7 +213,7 @@ def test_cli_scan_against_an_arm_endpoint_with_managed_identity_variables(serve,
     )
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
-    assert data["summary"]["findings"] == 23 and data["summary"]["complete"] is True
+    assert data["summary"]["findings"] == 24 and data["summary"]["complete"] is True
     assert {f["source"] for f in data["findings"]} == {"live"}
     assert emulator.writes() == []
 
@@ -304,7 +304,7 @@ def test_live_sarif_points_at_the_saved_inventory_or_the_declaring_iac(serve, tm
 def test_demo_command_runs(tmp_path: Path) -> None:
     done = run_cli("demo", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "23 finding(s): 1 critical, 3 high, 18 medium, 1 low; 0 undetermined" in done.stdout
+    assert "24 finding(s): 1 critical, 3 high, 19 medium, 1 low; 0 undetermined" in done.stdout
     assert "WASTE: $8,336.43 a month" not in done.stdout  # the idle cluster is counted once
     assert "WASTE: $5,655.14 a month" in done.stdout
     assert "0 writes" in done.stderr

@@ -47,6 +47,9 @@ def test_rule_fails_and_passes_exactly_the_expected_resources(rule_id: str, form
     for name, severity in expected.get("severity", {}).items():
         labels = {f.severity.label for f in result.findings if f.check.id == rule_id and f.resource.name == name}
         assert labels == {severity}, name
+    for name, paths in expected.get("paths", {}).items():
+        found = sorted(f.violation.path for f in result.findings if f.check.id == rule_id and f.resource.name == name)
+        assert found == paths, name
 
 
 def test_every_rule_with_iac_sources_has_fixtures_in_all_four_forms() -> None:

@@ -158,7 +158,7 @@ def test_one_run_per_source_kind_with_its_own_category(tmp_path: Path) -> None:
         "azai/iac/whatif/",
     ]
     for run in document["runs"]:
-        assert len(run["results"]) == 22
+        assert len(run["results"]) == 23
         assert [r["id"] for r in run["tool"]["driver"]["rules"]] == [
             c.id for c in load_checks() if "drift" not in c.sources
         ]
@@ -182,11 +182,14 @@ def test_results_point_at_the_property_and_name_the_terraform_address(tmp_path: 
     ]
 
 
-def _fingerprints(document: dict[str, Any]) -> dict[tuple[str, str], str]:
+def _fingerprints(document: dict[str, Any]) -> dict[tuple[str, str, str], str]:
+    """Each result's line hash, by rule, resource and failing property."""
     return {
-        (r["ruleId"], r["locations"][0]["logicalLocations"][-1]["name"]): r["partialFingerprints"][
-            "primaryLocationLineHash"
-        ]
+        (
+            r["ruleId"],
+            r["locations"][0]["logicalLocations"][-1]["name"],
+            r["properties"]["evidence"]["path"],
+        ): r["partialFingerprints"]["primaryLocationLineHash"]
         for run in document["runs"]
         for r in run["results"]
     }
@@ -201,7 +204,7 @@ def test_fingerprints_survive_line_moves_and_agree_between_plan_and_template(tmp
     after = _fingerprints(_sarif_for([moved], tmp_path / "b.sarif"))
     plan = _fingerprints(_sarif_for([FIXTURES / "demo" / "plan.json"], tmp_path / "c.sarif"))
     assert before == after == plan
-    assert len(before) == 22
+    assert len(before) == 23
 
 
 def test_output_is_deterministic(tmp_path: Path) -> None:
@@ -229,7 +232,7 @@ def test_output_over_ten_megabytes_gzipped_is_cut(monkeypatch: pytest.MonkeyPatc
     full, _ = sarif.render(result)
     monkeypatch.setattr(sarif, "MAX_GZIP_BYTES", len(gzip.compress(full)) - 1)
     data, cut = sarif.render(result)
-    assert len(json.loads(data)["runs"][0]["results"]) < 22
+    assert len(json.loads(data)["runs"][0]["results"]) < 23
     assert any("10 MB" in c for c in cut)
 
 
