@@ -8,6 +8,7 @@ from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, identity_kinds
 from scanner import azure_types as T
 from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource
+from scanner.unknown import known
 
 
 @rule(
@@ -63,15 +64,20 @@ def managed_identity(resource: Resource, ctx: CheckContext) -> Iterator[Violatio
 
     - `identity` absent or `identity.type` `None`.
     - With the option `require_user_assigned` set: an identity without `UserAssigned`
-      (system-assigned only).
+      (system-assigned only), or a workspace that does not name its user-assigned identity in
+      `properties.primaryUserAssignedIdentity`, the identity it reaches its storage, key vault
+      and registry with (PSRule `Azure.ML.UserManagedIdentity` and Azure Policy 5f0c7d88 check
+      the same property).
 
     ## What passes
 
-    Any managed identity, or one that includes `UserAssigned` when the option is set.
+    Any managed identity; with the option set, user-assigned identities, which a workspace
+    names as its primary one.
 
     ## Undetermined when
 
-    `identity.type` is unknown before deploy.
+    `identity.type`, or with the option set a workspace's `primaryUserAssignedIdentity`, is
+    unknown before deploy.
 
     ## Options
 
@@ -92,10 +98,20 @@ def managed_identity(resource: Resource, ctx: CheckContext) -> Iterator[Violatio
             resource.get("identity.type"),
             "SystemAssigned or UserAssigned",
         )
-    elif ctx.options.get("require_user_assigned", False) and "userassigned" not in kinds:
+    elif not ctx.options.get("require_user_assigned", False):
+        return
+    elif "userassigned" not in kinds:
         yield Violation(
             f"{label} '{resource.name}' has only a system-assigned identity; a user-assigned one is required",
             "identity.type",
             resource.get("identity.type"),
             "UserAssigned",
+        )
+    elif resource.type_key == T.WORKSPACE.lower() and not known(resource.get("properties.primaryUserAssignedIdentity")):
+        yield Violation(
+            f"Workspace '{resource.name}' has a user-assigned identity but reaches its storage, vault and registry "
+            "with its system-assigned one (no primaryUserAssignedIdentity)",
+            "properties.primaryUserAssignedIdentity",
+            resource.get("properties.primaryUserAssignedIdentity"),
+            "the resource id of the user-assigned identity",
         )

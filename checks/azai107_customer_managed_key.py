@@ -74,7 +74,9 @@ def customer_managed_key(resource: Resource, ctx: CheckContext) -> Iterator[Viol
 
     ## What passes
 
-    Resources with a customer-managed key, and resources for which none is required.
+    Resources with a customer-managed key, resources for which none is required, and AI Foundry
+    projects (`kind` `Project`), whose data the hub's key encrypts (Azure Policy ba769a63 also
+    leaves them out).
 
     ## Undetermined when
 
@@ -93,6 +95,8 @@ def customer_managed_key(resource: Resource, ctx: CheckContext) -> Iterator[Viol
     """
     required = bool(ctx.options.get("required", False))
     if resource.type_key == T.WORKSPACE.lower():
+        if same_text(resource.body.get("kind", ""), "Project"):
+            return
         hbi = known(resource.get("properties.hbiWorkspace")) is True
         if not (required or hbi) or same_text(known(resource.get("properties.encryption.status", "")), "Enabled"):
             return

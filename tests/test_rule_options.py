@@ -26,7 +26,7 @@ def failing(rule: str, *options: str) -> set[str]:
             "AZAI-106",
             "require_user_assigned=true",
             {"ws-none", "oai-none"},
-            {"ws-none", "oai-none", "ws-system"},
+            {"ws-none", "oai-none", "ws-system", "ws-user-unused"},
         ),
         (
             "AZAI-107",

@@ -207,6 +207,8 @@ MAPPINGS: dict[str, TypeMap] = {
             A("public_network_access", "properties.publicNetworkAccess"),
             A("high_business_impact_enabled", "properties.hbiWorkspace"),
             A("managed_network.0.isolation_mode", "properties.managedNetwork.isolationMode"),
+            A("primary_user_assigned_identity", "properties.primaryUserAssignedIdentity"),
+            A("encryption", "properties.encryption", workspace_encryption),
         ),
         constants={"kind": "Hub"},
     ),
