@@ -12,6 +12,8 @@ COMPUTE = "Microsoft.MachineLearningServices/workspaces/computes"
 ONLINE_ENDPOINT = "Microsoft.MachineLearningServices/workspaces/onlineEndpoints"
 ONLINE_DEPLOYMENT = "Microsoft.MachineLearningServices/workspaces/onlineEndpoints/deployments"
 SERVERLESS_ENDPOINT = "Microsoft.MachineLearningServices/workspaces/serverlessEndpoints"
+ENVIRONMENT_VERSION = "Microsoft.MachineLearningServices/workspaces/environments/versions"
+REGISTRY_ENVIRONMENT_VERSION = "Microsoft.MachineLearningServices/registries/environments/versions"
 MANAGED_CLUSTER = "Microsoft.ContainerService/managedClusters"
 AGENT_POOL = "Microsoft.ContainerService/managedClusters/agentPools"
 STORAGE_ACCOUNT = "Microsoft.Storage/storageAccounts"
@@ -39,6 +41,8 @@ _CANONICAL = {
         ONLINE_ENDPOINT,
         ONLINE_DEPLOYMENT,
         SERVERLESS_ENDPOINT,
+        ENVIRONMENT_VERSION,
+        REGISTRY_ENVIRONMENT_VERSION,
         MANAGED_CLUSTER,
         AGENT_POOL,
         STORAGE_ACCOUNT,

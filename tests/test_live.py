@@ -91,6 +91,22 @@ def test_diagnostic_settings_are_read_once_per_resource_and_only_for_a_rule_that
     assert diagnostic_reads() == [] and emulator.log
 
 
+def test_environment_versions_are_read_by_id_once_each_for_the_deployments_that_run_them(serve) -> None:  # type: ignore[no-untyped-def]
+    """Resource Graph lacks environment versions: AZAI-503 sees their images because the
+    collector reads each one a deployment names by ARM id, once, and no short-form reference."""
+    estate = estate_from_whatif(FIXTURES / "rules" / "AZAI-503" / "whatif.json")
+    emulator = serve(estate)
+    live_scan(emulator)
+    read = [r.path.lower() for r in emulator.log if "/environments/" in r.path.lower()]
+    referenced = {
+        str(r["properties"]["environmentId"]).lower()
+        for r in estate.resources
+        if r["type"].lower().endswith("/deployments") and str(r["properties"]["environmentId"]).startswith("/")
+    }
+    assert len(referenced) == 6
+    assert sorted(read) == sorted(referenced)
+
+
 def test_outdated_compute_image_is_read_from_live_instances(serve) -> None:  # type: ignore[no-untyped-def]
     """AZAI-502 is live-only: Azure reports the image flag on running instances, IaC has none."""
     sub = "00000000-0000-0000-0000-0000000000c5"

@@ -3,10 +3,11 @@
 Resource Graph returns the AI-relevant resources of up to 300 subscriptions per query, in
 pages of 1000, with their full ARM properties. Three things it does not hold in full are read
 per parent, concurrently: a cluster's agent pools (containerservice client), a workspace's
-computes and online and serverless endpoints (through the SDK pipeline with a current
-api-version, since azure-mgmt-machinelearningservices 1.0.1 targets 2020-08-01 and has neither
-endpoints nor idle shutdown), a Container App's auth configurations, and the diagnostic
-settings of workspaces and Cognitive Services accounts (extension resources Graph lacks).
+computes and online and serverless endpoints, with the environment versions the deployments
+run (through the SDK pipeline with a current api-version, since
+azure-mgmt-machinelearningservices 1.0.1 targets 2020-08-01 and has neither endpoints nor idle
+shutdown), a Container App's auth configurations, and the diagnostic settings of workspaces and
+Cognitive Services accounts (extension resources Graph lacks).
 
 A 403, 404, timeout or exhausted retry narrows coverage and never stops the scan; each becomes
 a `CoverageGap` that every report shows. An authentication failure ends the run.
@@ -54,6 +55,7 @@ ML_API = "2025-12-01"
 APPS_API = "2024-03-01"
 WORKSPACE_CHILDREN = ("computes", "onlineEndpoints", "serverlessEndpoints")
 DIAGNOSTICS_API = "2021-05-01-preview"
+ENVIRONMENT_TYPES = frozenset(t.lower() for t in (T.ENVIRONMENT_VERSION, T.REGISTRY_ENVIRONMENT_VERSION))
 
 
 @dataclass(frozen=True)
@@ -253,10 +255,17 @@ class Collector:
                 if child == "onlineEndpoints":  # deployments made in Studio or the CLI are AI resources too
                     for endpoint in found:
                         out += self._list_raw(subscription, f"{endpoint['id']}/deployments", ML_API)
-            return out
+            return out + self._environments(out)
         if kind == T.CONTAINER_APP.lower():
             return self._list_raw(subscription, f"{parent['id']}/authConfigs", APPS_API)
         return []
+
+    def _environments(self, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The environment versions the online deployments run, read by id, once each: Resource
+        Graph does not hold them, and their image decides whether what serves is pinned."""
+        wanted = sorted({ref for body in bodies if (ref := _environment_reference(body))}, key=str.lower)
+        found = (self.get_json(ref, {"api-version": ML_API}) for ref in wanted)
+        return [body for body in found if body is not None]
 
     def _arm_body(self, model: dict[str, Any], collection: str) -> dict[str, Any]:
         """An SDK model's dict in ARM REST shape (the SDK flattens ``properties``)."""
@@ -364,6 +373,18 @@ def _logged(row: dict[str, Any]) -> bool:
     if kind == T.COGNITIVE_ACCOUNT.lower():
         return str(row.get("kind") or "").lower() in {k.lower() for k in T.OPENAI_KINDS}
     return bool(kind == T.WORKSPACE.lower())
+
+
+def _environment_reference(body: dict[str, Any]) -> str | None:
+    """A deployment's ``environmentId`` when it is an ARM id of an environment version (curated
+    ``azureml://registries/...`` references name Microsoft's assets, which are not read)."""
+    if str(body.get("type", "")).lower() != T.ONLINE_DEPLOYMENT.lower():
+        return None
+    reference = (body.get("properties") or {}).get("environmentId")
+    if not isinstance(reference, str):
+        return None
+    kind = (parse_resource_id(reference).resource_type or "").lower()
+    return reference if kind in ENVIRONMENT_TYPES else None
 
 
 def _billing_size(resource: Resource) -> Any:
