@@ -57,6 +57,12 @@ class Pillar(enum.StrEnum):
     OPERATIONS = "Operational Excellence"
     PERFORMANCE = "Performance Efficiency"
 
+    def named(self, text: str) -> bool:
+        """Whether ``text`` names this pillar: its full name or its first word, in any case, so
+        that ``--pillar cost`` and ``--select "Cost Optimization"`` both work."""
+        wanted = " ".join(text.split()).lower()
+        return wanted in (self.value.lower(), self.value.split()[0].lower())
+
 
 @dataclass(frozen=True, slots=True)
 class Remediation:

@@ -37,6 +37,9 @@ class _Group(click.Group):
         except InputError as exc:
             click.echo(f"azai: error: {exc}", err=True)
             sys.exit(EXIT_ERROR)
+        except BrokenPipeError:  # a listing read by `head`: nothing went wrong
+            _reader_gone()
+            sys.exit(EXIT_OK)
         except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
             raise
         except Exception as exc:
@@ -47,6 +50,14 @@ class _Group(click.Group):
                 err=True,
             )
             sys.exit(EXIT_INTERNAL)
+
+
+def _reader_gone() -> None:
+    """The reader of stdout went away (``azai scan plan.json | head``): send the rest nowhere, so
+    that neither the next write nor Python's flush at exit fails."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -160,9 +171,12 @@ def write_reports(result: ScanResult, targets: list[tuple[str, str | None]]) -> 
         if path:
             write_atomic(path, data)
         else:
-            for chunk in [data] if isinstance(data, bytes) else data:
-                sys.stdout.buffer.write(chunk)
-            sys.stdout.flush()
+            try:
+                for chunk in [data] if isinstance(data, bytes) else data:
+                    sys.stdout.buffer.write(chunk)
+                sys.stdout.flush()
+            except BrokenPipeError:  # the reader stopped early; the scan's verdict still stands
+                _reader_gone()
 
 
 def _progress_wanted() -> bool:
@@ -498,7 +512,9 @@ def emulator(estate_file: str | None) -> None:
 
 @main.command()
 @click.argument("rule_id", required=False, metavar="[RULE]")
-@click.option("--pillar", metavar="PILLAR", help="Only rules of this Well-Architected pillar, e.g. Security.")
+@click.option(
+    "--pillar", metavar="PILLAR", help="Only rules of this Well-Architected pillar, by name or first word, e.g. cost."
+)
 @click.option(
     "--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True
 )
@@ -509,7 +525,7 @@ def rules(rule_id: str | None, pillar: str | None, output_format: str) -> None:
 
     checks = load_checks()
     if pillar:
-        checks = [c for c in checks if str(c.pillar).lower() == pillar.strip().lower()]
+        checks = [c for c in checks if c.pillar.named(pillar)]
         if not checks:
             raise InputError(
                 f"no rules in pillar {pillar!r} (pillars: Security, Cost Optimization, Reliability, "

@@ -164,13 +164,13 @@ def _severity_or_none(text: str, where: str, key: str) -> Severity | None:
 def select_checks(checks: list[Check], select: list[str], ignore: list[str]) -> list[Check]:
     """The checks to run: those matching any ``select`` entry (all if none), minus ``ignore``.
 
-    Entries match a rule id, a slug or a pillar name, case-insensitively; an entry matching
+    Entries match a rule id, a slug or a pillar (its name or first word), case-insensitively; an entry matching
     nothing is an error, so a misspelt ``--ignore`` cannot leave a rule silently running.
     """
 
     def matches(check: Check, key: str) -> bool:
         wanted = key.strip().lower()
-        return wanted in (check.id.lower(), check.slug, str(check.pillar).lower())
+        return wanted in (check.id.lower(), check.slug) or check.pillar.named(wanted)
 
     for key in [*select, *ignore]:
         if not any(matches(c, key) for c in checks):

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from scanner.registry import load_checks
 from tests.conftest import FIXTURES, ROOT, cli_json, run_cli
 
@@ -138,6 +140,10 @@ def test_rules_by_pillar_as_markdown_and_as_compliance_data() -> None:
         "AZAI-204",
         "AZAI-205",
     ]
+    # a pillar is named in full or by its first word, for `rules` and for `scan --select`
+    assert run_cli("rules", "--pillar", "COST", "--format", "markdown").stdout.splitlines() == table
+    selected = cli_json("--select", "performance", DEMO_PLAN)["findings"]
+    assert selected and {f["pillar"] for f in selected} == {"Performance Efficiency"}
     data = json.loads(run_cli("rules", "--format", "json").stdout)
     assert data["azai_compliance"] == 2
     assert data["rules"]["AZAI-201"]["peers"][0] == {
@@ -155,3 +161,16 @@ def test_rules_by_pillar_as_markdown_and_as_compliance_data() -> None:
     assert json.loads((ROOT / "docs" / "rules" / "compliance.json").read_text()) == data
     bad = run_cli("rules", "--pillar", "Sustainability")
     assert bad.returncode == 2 and "no rules in pillar" in bad.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [(("scan", DEMO_PLAN), 1), (("rules", "--format", "markdown"), 0)],
+)
+def test_a_reader_that_stops_early_is_not_an_error(args: tuple[str, ...], code: int) -> None:
+    """`azai scan plan.json | head` keeps the gate's exit code and prints no traceback."""
+    process = subprocess.Popen([sys.executable, "-m", "scanner", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # before azai writes anything
+    assert process.wait(timeout=60) == code
+    assert process.stderr.read() == b""
