@@ -47,6 +47,13 @@ def minimum_requests(estate: Estate, page_size: int, diagnostics: bool = True) -
         elif kind.endswith("cognitiveservices/accounts"):
             details += diagnostics and str(resource.get("kind", "")).lower() in ("openai", "aiservices")
     details += sum(1 for r in estate.resources if r["type"].lower().endswith("/onlineendpoints"))  # their deployments
+    environments = {  # the environment versions deployments name by id, read once each
+        str(r.get("properties", {}).get("environmentId", "")).lower()
+        for r in estate.resources
+        if r["type"].lower().endswith("/onlineendpoints/deployments")
+        and str(r.get("properties", {}).get("environmentId", "")).startswith("/subscriptions/")
+    }
+    details += len(environments)
     details += _metric_requests(estate)
     return math.ceil(len(subscriptions) / page_size) + graph + details
 
