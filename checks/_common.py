@@ -146,6 +146,17 @@ def has_tag(resource: Resource, ctx: CheckContext, key_option: str, values_optio
     return False
 
 
+# Container Apps workload profile types with GPUs: serverless (Consumption-GPU-NC8as-T4, ...)
+# and dedicated (NC24-A100, ...).
+GPU_PROFILE_PREFIXES = ("nc", "consumption-gpu")
+
+
+def gpu_profile(profile: Any) -> bool:
+    """Whether a ``workloadProfiles`` entry of a Container Apps environment has GPUs."""
+    kind = known(profile.get("workloadProfileType", "")) if isinstance(profile, dict) else ""
+    return str(kind).lower().startswith(GPU_PROFILE_PREFIXES)
+
+
 def comparable_region(value: Any) -> Any:
     """A region to compare, or a symbolic one such as ``resourceGroup().location`` that equals
     itself; any other Unknown makes the rule undetermined."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import APRL, AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, is_public, same_text
+from checks._common import APRL, AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, gpu_profile, has_tag, is_public, same_text
 from scanner import azure_types as T
 from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource
@@ -38,12 +38,17 @@ from scanner.unknown import Unknown, known
         ),
     ),
     help_uri=WAF_AI + "design-principles#security",
+    options={
+        "marker_tag": "workload",
+        "marker_values": ["ai", "ml", "inference", "training"],
+        "all_container_apps": False,
+    },
     peers=(
         PeerRule(
             CHECKOV,
             "CKV_AZURE_236",
             "Cognitive Services accounts disable local authentication",
-            "Also AML online and serverless endpoints and Container Apps; critical when the endpoint is also public.",
+            "Also AML online and serverless endpoints and model-serving Container Apps; critical when public.",
         ),
         PeerRule(
             PSRULE, "Azure.AI.DisableLocalAuth", "AI services accounts disable local (key) authentication (AZR-000282)"
@@ -66,8 +71,11 @@ def anonymous_endpoint(resource: Resource, ctx: CheckContext) -> Iterator[Violat
     - An AML serverless endpoint with `properties.authMode` `Key` or `KeyAndAAD`.
     - A Cognitive Services, Azure OpenAI or AI Services account whose `properties.disableLocalAuth`
       is not `true` (absent means local keys are accepted).
-    - A Container App with external ingress and no `authConfigs` child that enables platform
-      authentication.
+    - A Container App that serves models, with external ingress and no `authConfigs` child
+      that enables platform authentication. An app serves models when it runs on a GPU
+      workload profile of its environment, or when it or its environment carries the AI
+      workload marker (option `marker_tag`, default `workload`, with a value from
+      `marker_values`, default `ai`, `ml`, `inference`, `training`, as AZAI-203 uses).
 
     The finding is **critical** instead of high when the endpoint is also reachable from public
     networks: `publicNetworkAccess` is not `Disabled` (absent means `Enabled`), or, for a
@@ -76,14 +84,23 @@ def anonymous_endpoint(resource: Resource, ctx: CheckContext) -> Iterator[Violat
     ## What passes
 
     `AMLToken` or `AADToken` online endpoints, `AAD` serverless endpoints, accounts with
-    `disableLocalAuth: true`, internal-only Container Apps, and external ones with an enabled
-    auth configuration.
+    `disableLocalAuth: true`, internal-only Container Apps, external ones with an enabled
+    auth configuration, and Container Apps that do not serve models: a public website on
+    Container Apps is not an inference endpoint, and a public chat front end may be anonymous
+    by design.
 
     ## Undetermined when
 
     The auth mode, `disableLocalAuth` or ingress setting is unknown before deploy (a Terraform
     value known only after apply, or an ARM expression that needs the deployment), or an online
     or serverless endpoint declares no `authMode` at all.
+
+    ## Options
+
+    - `marker_tag`, `marker_values`: how a Container App, or its environment, is marked as
+      serving models.
+    - `all_container_apps` (default false): treat every Container App as an inference
+      endpoint, for estates whose apps all serve models.
 
     ## Why
 
@@ -103,6 +120,8 @@ def anonymous_endpoint(resource: Resource, ctx: CheckContext) -> Iterator[Violat
             )
         return
     if resource.type_key == T.CONTAINER_APP.lower():
+        if not _serves_models(resource, ctx):
+            return
         external = known(resource.get("properties.configuration.ingress.external"))
         if external is True and not _has_auth_config(resource, ctx):
             yield Violation(
@@ -141,6 +160,30 @@ def _violation(resource: Resource, message: str, path: str, observed: object, ex
 def _kind(resource: Resource) -> str:
     kind = resource.body.get("kind")
     return f"{kind} " if isinstance(kind, str) else "Cognitive Services "
+
+
+def _serves_models(app: Resource, ctx: CheckContext) -> bool:
+    """Whether a Container App is an inference endpoint: it runs on a GPU workload profile, or
+    it or its environment carries the AI workload marker (or the option says every app is)."""
+    if ctx.options.get("all_container_apps", False):
+        return True
+    environment = None
+    for path in ("properties.managedEnvironmentId", "properties.environmentId"):
+        reference = app.get(path)
+        if isinstance(reference, str):
+            environment = ctx.inventory.get(reference)
+            break
+    if has_tag(app, ctx, "marker_tag", "marker_values"):
+        return True
+    if environment is None:
+        return False
+    if has_tag(environment, ctx, "marker_tag", "marker_values"):
+        return True
+    profile = app.get("properties.workloadProfileName")
+    profiles = environment.get("properties.workloadProfiles")
+    if not isinstance(profile, str) or not isinstance(profiles, list):
+        return False
+    return any(gpu_profile(p) and str(p.get("name", "")).lower() == profile.lower() for p in profiles)
 
 
 def _has_auth_config(app: Resource, ctx: CheckContext) -> bool:

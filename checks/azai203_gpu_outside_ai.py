@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, has_tag
+from checks._common import WAF_AI, gpu_profile, has_tag
 from scanner import azure_types as T
 from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource
 from scanner.unknown import known
-
-GPU_PROFILE_PREFIXES = ("nc", "consumption-gpu")
 
 
 @rule(
@@ -68,11 +66,7 @@ def gpu_outside_ai(resource: Resource, ctx: CheckContext) -> Iterator[Violation]
     is easily used by apps that never touch a GPU.
     """
     profiles = known(resource.get("properties.workloadProfiles"))
-    gpu = [
-        p
-        for p in profiles or []
-        if isinstance(p, dict) and str(known(p.get("workloadProfileType", ""))).lower().startswith(GPU_PROFILE_PREFIXES)
-    ]
+    gpu = [p for p in profiles or [] if gpu_profile(p)]
     if gpu and not has_tag(resource, ctx, "marker_tag", "marker_values"):
         types = ", ".join(str(p.get("workloadProfileType")) for p in gpu)
         yield Violation(

@@ -17,6 +17,21 @@ def failing(rule: str, *options: str) -> set[str]:
     ("rule", "option", "default_fails", "optioned_fails"),
     [
         (
+            "AZAI-101",
+            "all_container_apps=true",
+            {"app-public", "app-gpu", "mlws/ep-key", "mlws/sl-both", "oai-keys", "oai-private-keys"},
+            {
+                "app-public",
+                "app-gpu",
+                "app-web",
+                "app-gpu-env-cpu",
+                "mlws/ep-key",
+                "mlws/sl-both",
+                "oai-keys",
+                "oai-private-keys",
+            },
+        ),
+        (
             "AZAI-105",
             "require_approved_outbound=true",
             {"ws-none", "ws-disabled"},

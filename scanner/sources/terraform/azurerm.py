@@ -362,6 +362,7 @@ MAPPINGS: dict[str, TypeMap] = {
             A("tags", "tags"),
             A("identity", "identity", identity_block),
             A("container_app_environment_id", "properties.managedEnvironmentId"),
+            A("workload_profile_name", "properties.workloadProfileName"),
             A("ingress.0.external_enabled", "properties.configuration.ingress.external"),
             A("ingress.0.allow_insecure_connections", "properties.configuration.ingress.allowInsecure"),
         ),
