@@ -24,7 +24,12 @@ sys.path.insert(0, str(HERE.parent))
 
 from scanner.emulator.estate import Estate, generate_estate  # noqa: E402
 from scanner.emulator.server import Emulator, Faults  # noqa: E402
-from scanner.sources.live.collect import GRAPH_TYPES, PAGE_SIZE, SUBSCRIPTIONS_PER_QUERY  # noqa: E402
+from scanner.sources.live.collect import (  # noqa: E402
+    GRAPH_TYPES,
+    PAGE_SIZE,
+    SUBSCRIPTIONS_PER_QUERY,
+    environment_reference,
+)
 
 
 def minimum_requests(estate: Estate, page_size: int, diagnostics: bool = True) -> int:
@@ -47,13 +52,8 @@ def minimum_requests(estate: Estate, page_size: int, diagnostics: bool = True) -
         elif kind.endswith("cognitiveservices/accounts"):
             details += diagnostics and str(resource.get("kind", "")).lower() in ("openai", "aiservices")
     details += sum(1 for r in estate.resources if r["type"].lower().endswith("/onlineendpoints"))  # their deployments
-    environments = {  # the environment versions deployments name by id, read once each
-        str(r.get("properties", {}).get("environmentId", "")).lower()
-        for r in estate.resources
-        if r["type"].lower().endswith("/onlineendpoints/deployments")
-        and str(r.get("properties", {}).get("environmentId", "")).startswith("/subscriptions/")
-    }
-    details += len(environments)
+    # the environment versions deployments name by id, read once each
+    details += len({ref.lower() for r in estate.resources if (ref := environment_reference(r))})
     details += _metric_requests(estate)
     return math.ceil(len(subscriptions) / page_size) + graph + details
 

@@ -165,16 +165,11 @@ def _kind(resource: Resource) -> str:
 def _serves_models(app: Resource, ctx: CheckContext) -> bool:
     """Whether a Container App is an inference endpoint: it runs on a GPU workload profile, or
     it or its environment carries the AI workload marker (or the option says every app is)."""
-    if ctx.options.get("all_container_apps", False):
+    if ctx.options.get("all_container_apps", False) or has_tag(app, ctx, "marker_tag", "marker_values"):
         return True
-    environment = None
-    for path in ("properties.managedEnvironmentId", "properties.environmentId"):
-        reference = app.get(path)
-        if isinstance(reference, str):
-            environment = ctx.inventory.get(reference)
-            break
-    if has_tag(app, ctx, "marker_tag", "marker_values"):
-        return True
+    # an environment id known only after apply leaves the app to its own tags
+    references = (app.get("properties.managedEnvironmentId"), app.get("properties.environmentId"))
+    environment = next((ctx.inventory.get(r) for r in references if isinstance(r, str)), None)
     if environment is None:
         return False
     if has_tag(environment, ctx, "marker_tag", "marker_values"):

@@ -6,6 +6,7 @@ and fails when the committed files differ, so the docs cannot drift from the cod
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -91,7 +92,7 @@ def compliance_json(checks: list[Check]) -> str:
             "severity": c.severity.label,
             "principle": c.principle.text,
             "principle_source": c.principle.source,
-            "peers": [{"tool": p.tool, "id": p.id, "title": p.title, "note": p.note} for p in c.peers],
+            "peers": [dataclasses.asdict(p) for p in c.peers],
         }
         for c in checks
     }

@@ -263,8 +263,8 @@ class Collector:
     def _environments(self, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The environment versions the online deployments run, read by id, once each: Resource
         Graph does not hold them, and their image decides whether what serves is pinned."""
-        wanted = sorted({ref for body in bodies if (ref := _environment_reference(body))}, key=str.lower)
-        found = (self.get_json(ref, {"api-version": ML_API}) for ref in wanted)
+        wanted = {ref.lower(): ref for body in bodies if (ref := environment_reference(body))}
+        found = (self.get_json(wanted[key], {"api-version": ML_API}) for key in sorted(wanted))
         return [body for body in found if body is not None]
 
     def _arm_body(self, model: dict[str, Any], collection: str) -> dict[str, Any]:
@@ -375,7 +375,7 @@ def _logged(row: dict[str, Any]) -> bool:
     return bool(kind == T.WORKSPACE.lower())
 
 
-def _environment_reference(body: dict[str, Any]) -> str | None:
+def environment_reference(body: dict[str, Any]) -> str | None:
     """A deployment's ``environmentId`` when it is an ARM id of an environment version (curated
     ``azureml://registries/...`` references name Microsoft's assets, which are not read)."""
     if str(body.get("type", "")).lower() != T.ONLINE_DEPLOYMENT.lower():
