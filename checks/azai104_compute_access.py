@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, every_gap, same_text
 from scanner import azure_types as T
 from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
-from scanner.model import Resource
+from scanner.model import Resource, get_path
 from scanner.unknown import known
 
 
@@ -80,10 +80,13 @@ def compute_access(resource: Resource, ctx: CheckContext) -> Iterator[Violation]
     network. Attached Kubernetes and AKS computes are checked for local auth only; their network
     is the cluster's.
 
+    A subnet id that is set to a value known only at deploy (a `reference()` or a module output)
+    counts as set: the compute is in a subnet.
+
     ## Undetermined when
 
-    `disableLocalAuth`, the subnet or the workspace's isolation mode is unknown before deploy;
-    a failure of the other setting is still reported.
+    `disableLocalAuth`, whether a subnet is set at all, or the workspace's isolation mode is
+    unknown before deploy; a failure of the other setting is still reported.
 
     ## Why
 
@@ -106,7 +109,8 @@ def _local_auth(compute: Resource) -> Iterator[Violation]:
 def _outside_network(compute: Resource, ctx: CheckContext) -> Iterator[Violation]:
     if not same_text(known(compute.get("properties.computeType")), "AmlCompute", "ComputeInstance"):
         return
-    if known(compute.get("properties.properties.subnet.id")) is not None:
+    subnet = known(compute.get("properties.properties.subnet"))
+    if get_path(subnet, "id") is not None:  # set, even to an id known only at deploy
         return
     workspace = ctx.inventory.parent(compute)
     mode = known(workspace.get("properties.managedNetwork.isolationMode")) if workspace is not None else None

@@ -13,7 +13,7 @@ from scanner.model import Resource
 @rule(
     id="AZAI-108",
     slug="ai-account-network",
-    title="Azure OpenAI or AI Services account is open to public networks or has no private endpoint",
+    title="Azure AI services account is open to public networks or has no private endpoint",
     pillar=Pillar.SECURITY,
     severity=Severity.HIGH,
     resource_types=(T.COGNITIVE_ACCOUNT,),
@@ -55,8 +55,9 @@ from scanner.model import Resource
     ),
 )
 def ai_account_network(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
-    """A Cognitive Services, Azure OpenAI or AI Services account that anyone on the internet can
-    reach, or that has no private endpoint.
+    """A Cognitive Services, Azure OpenAI or AI Services account, of any kind (Speech, Document
+    Intelligence and Content Safety accounts take the same business data), that anyone on the
+    internet can reach, or that has no private endpoint.
 
     ## What fails
 

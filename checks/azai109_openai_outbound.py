@@ -45,15 +45,17 @@ def openai_outbound(resource: Resource, ctx: CheckContext) -> Iterator[Violation
     ## What fails
 
     An account of `kind` `OpenAI` or `AIServices` with `properties.restrictOutboundNetworkAccess`
-    not `true`, or with it `true` and an empty or absent `properties.allowedFqdnList`.
+    not `true` (absent means unrestricted).
 
     ## What passes
 
-    Restricted accounts with at least one allowed FQDN, and other Cognitive Services kinds.
+    Restricted accounts: they call out only to the FQDNs in `properties.allowedFqdnList`, and
+    to none at all when the list is empty or absent (the strictest setting). Other Cognitive
+    Services kinds.
 
     ## Undetermined when
 
-    The kind, the restriction flag or the FQDN list is unknown before deploy.
+    The kind or the restriction flag is unknown before deploy.
 
     ## Why
 
@@ -68,13 +70,4 @@ def openai_outbound(resource: Resource, ctx: CheckContext) -> Iterator[Violation
             "properties.restrictOutboundNetworkAccess",
             resource.get("properties.restrictOutboundNetworkAccess"),
             "true, with allowedFqdnList",
-        )
-        return
-    fqdns = known(resource.get("properties.allowedFqdnList"))
-    if not fqdns:
-        yield Violation(
-            f"Account '{resource.name}' restricts outbound access but allows no FQDN list",
-            "properties.allowedFqdnList",
-            fqdns,
-            "at least one approved FQDN",
         )

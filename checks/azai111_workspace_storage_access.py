@@ -17,7 +17,7 @@ from scanner.unknown import known
     title="A workspace's storage account allows anonymous blob access or shared keys",
     pillar=Pillar.SECURITY,
     severity=Severity.HIGH,
-    resource_types=(T.STORAGE_ACCOUNT,),
+    resource_types=(T.STORAGE_ACCOUNT, T.WORKSPACE),
     principle=Principle(
         "Protect training data: no anonymous access, and Microsoft Entra identities instead of shared keys.",
         WAF_AI + "design-principles#security",
@@ -67,9 +67,10 @@ def workspace_storage_access(resource: Resource, ctx: CheckContext) -> Iterator[
 
     - `properties.allowBlobPublicAccess` `true` (**high**); absent passes, as Azure has defaulted
       it to false for new accounts since 2023;
-    - `properties.allowSharedKeyAccess` not `false` (absent means shared keys are accepted);
+    - `properties.allowSharedKeyAccess` not `false` (**medium**; absent means shared keys are
+      accepted);
     - for a high-business-impact workspace (`hbiWorkspace` true), `publicNetworkAccess` not
-      `Disabled` (Checkov CKV2_AZURE_50).
+      `Disabled` (**high**; Checkov CKV2_AZURE_50).
 
     ## What passes
 
@@ -81,11 +82,19 @@ def workspace_storage_access(resource: Resource, ctx: CheckContext) -> Iterator[
     A deciding property is unknown before deploy.
     The other settings are still checked and their failures reported.
 
+    The rule also looks at each workspace, so that it never passes a storage account it could
+    not see: a workspace whose storage account id is unknown before deploy, or names an account
+    that is not among the scanned resources, is undetermined (a `Project` workspace answers with
+    its hub's storage, through `properties.hubResourceId`).
+
     ## Why
 
     Anyone with the account key, or no credential at all for public containers, can read or
     poison the data the models learn from.
     """
+    if resource.type_key == T.WORKSPACE.lower():
+        known(ctx.inventory.workspace_dependency(resource, "properties.storageAccount", "storage account"))
+        return
     workspaces = workspace_users(resource, ctx, "properties.storageAccount")
     if not workspaces:
         return

@@ -17,7 +17,7 @@ from scanner.unknown import known
     title="A workspace's key vault or container registry is publicly reachable or has an admin user",
     pillar=Pillar.SECURITY,
     severity=Severity.HIGH,
-    resource_types=(T.KEY_VAULT, T.CONTAINER_REGISTRY),
+    resource_types=(T.KEY_VAULT, T.CONTAINER_REGISTRY, T.WORKSPACE),
     principle=Principle(
         "Use private networking for every dependency of an AI workload, and identities instead of shared credentials.",
         WAF_AI + "design-principles#security",
@@ -94,12 +94,24 @@ def workspace_dependency_access(resource: Resource, ctx: CheckContext) -> Iterat
     A deciding property is unknown before deploy.
     The other settings are still checked and their failures reported.
 
+    The rule also looks at each workspace, so that it never passes a dependency it could not
+    see: a workspace whose key vault or registry id is unknown before deploy, or names one that
+    is not among the scanned resources, is undetermined (a `Project` workspace answers with its
+    hub's, through `properties.hubResourceId`). A workspace without a registry is fine.
+
     ## Why
 
     The vault holds the workspace's connection secrets and the registry its inference images.
     A public registry with an admin user lets anyone holding one shared password replace the
     image every endpoint runs.
     """
+    if resource.type_key == T.WORKSPACE.lower():
+        for dependency_path, label in (
+            ("properties.keyVault", "key vault"),
+            ("properties.containerRegistry", "registry"),
+        ):
+            known(ctx.inventory.workspace_dependency(resource, dependency_path, label))
+        return
     is_vault = resource.type_key == T.KEY_VAULT.lower()
     path = "properties.keyVault" if is_vault else "properties.containerRegistry"
     workspaces = workspace_users(resource, ctx, path)

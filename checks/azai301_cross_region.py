@@ -40,6 +40,8 @@ def cross_region(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     ## What fails
 
     - A workspace whose `properties.storageAccount` is in a different region from the workspace.
+      A workspace of kind `Project` keeps its data in its hub's storage account: the hub named by
+      `properties.hubResourceId`.
     - A workspace compute in a different region from the workspace's storage account:
       `properties.computeLocation` for AmlCompute and ComputeInstance (else the compute's
       `location`, else the workspace's region, as for azurerm v4 compute instances), and the
@@ -54,8 +56,9 @@ def cross_region(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
 
     ## Undetermined when
 
-    The storage account id is unknown, the storage account (or attached cluster) is not among
-    the scanned resources, or a region is an expression that cannot be evaluated.
+    The storage account id (or a project's hub id) is unknown, the storage account, hub or
+    attached cluster is not among the scanned resources, or a region is an expression that
+    cannot be evaluated.
 
     ## Why
 
@@ -94,15 +97,10 @@ def cross_region(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
 
 
 def _storage(workspace: Resource, ctx: CheckContext) -> Resource:
-    found = known(ctx.inventory.workspace_storage(workspace))
+    """The storage account that holds the workspace's data (a project's is its hub's)."""
+    found = known(ctx.inventory.workspace_dependency(workspace, "properties.storageAccount", "storage account"))
     if found is None:
-        reference = workspace.get("properties.storageAccount")
-        reason = (
-            f"workspace '{workspace.name}' declares no storage account"
-            if reference is None
-            else f"the storage account of workspace '{workspace.name}' is not among the scanned resources"
-        )
-        known(Unknown(reason, path="properties.storageAccount"))
+        known(Unknown(f"workspace '{workspace.name}' declares no storage account", path="properties.storageAccount"))
     assert isinstance(found, Resource)
     return found
 

@@ -8,7 +8,7 @@ from checks._common import WAF_AI, comparable_region
 from scanner import azure_types as T
 from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource
-from scanner.unknown import Unknown, known
+from scanner.unknown import known
 
 DEPENDENCIES = (("properties.containerRegistry", "container registry"), ("properties.keyVault", "key vault"))
 
@@ -40,7 +40,8 @@ def dependency_region(resource: Resource, ctx: CheckContext) -> Iterator[Violati
     ## What fails
 
     A workspace whose `properties.containerRegistry` or `properties.keyVault` resource is in
-    another region (compared normalized).
+    another region (compared normalized). A workspace of kind `Project` uses its hub's registry
+    and key vault: those of the hub named by `properties.hubResourceId`.
 
     ## What passes
 
@@ -48,8 +49,8 @@ def dependency_region(resource: Resource, ctx: CheckContext) -> Iterator[Violati
 
     ## Undetermined when
 
-    A dependency id is unknown, the dependency is not among the scanned resources, or a region
-    is an expression that cannot be evaluated.
+    A dependency id (or a project's hub id) is unknown, the dependency or hub is not among the
+    scanned resources, or a region is an expression that cannot be evaluated.
 
     ## Why
 
@@ -59,13 +60,9 @@ def dependency_region(resource: Resource, ctx: CheckContext) -> Iterator[Violati
     """
     region = comparable_region(resource.location)
     for path, label in DEPENDENCIES:
-        reference = known(resource.get(path))
-        if reference is None:
-            continue
-        dependency = ctx.inventory.get(reference)
+        dependency = known(ctx.inventory.workspace_dependency(resource, path, label))
         if dependency is None:
-            known(Unknown(f"the workspace's {label} is not among the scanned resources", path=path))
-        assert dependency is not None
+            continue
         other = comparable_region(dependency.location)
         if region is not None and other is not None and not bool(region == other):
             yield Violation(

@@ -14,7 +14,7 @@ from scanner import __version__
 from scanner.engine import Finding, ScanResult
 from scanner.policy import summarize_suppression
 
-SCHEMA_VERSION = "1.4"
+SCHEMA_VERSION = "1.5"
 
 
 def drift_json(report: Any) -> dict[str, Any] | None:

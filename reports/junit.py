@@ -60,7 +60,7 @@ def render(result: ScanResult) -> bytes:
         )
         for gap in result.coverage:
             case = ET.SubElement(suite, "testcase", name=gap.scope, classname="coverage")
-            ET.SubElement(case, "error", message=f"not scanned ({gap.status or 'no response'})").text = gap.reason
+            ET.SubElement(case, "error", message=f"not scanned ({gap.status_label})").text = gap.reason
         total += len(result.coverage)
     suites.set("tests", str(total))
     suites.set("failures", str(failures))

@@ -198,7 +198,7 @@ def _run(kind: str, result: ScanResult, cut: list[str]) -> om.Run:
     ]
     notifications += [_notification(w, "warning") for w in result.warnings]
     notifications += [
-        _notification(f"not scanned: {gap.scope} ({gap.status or 'no response'}): {gap.reason}", "error")
+        _notification(f"not scanned: {gap.scope} ({gap.status_label}): {gap.reason}", "error")
         for gap in result.coverage
     ]
     if len(results) > MAX_RESULTS_PER_RUN:

@@ -75,7 +75,7 @@ def render(result: ScanResult) -> bytes:
     if result.coverage:
         lines.append(f"COVERAGE ({len(result.coverage)}): not scanned, so not known to be compliant")
         for gap in result.coverage:
-            lines.append(f"  {gap.scope} ({gap.status or 'no response'}): {gap.reason}")
+            lines.append(f"  {gap.scope} ({gap.status_label}): {gap.reason}")
         lines.append("")
     costs = summarize(result)
     if costs.with_cost or costs.unknown:

@@ -70,7 +70,8 @@ def main() -> None:
       0  nothing fails the gate (--fail-on; suppressed and baselined findings never do)
       1  findings at or above the --fail-on severity
       2  usage, input or authentication error (one line on stderr)
-      3  a live scan was incomplete (see its coverage section) and nothing failed the gate
+      3  the scan was incomplete (a live scope or linked template it could not read;
+         see its coverage section) and nothing failed the gate
       70 internal error (a bug; rerun with AZAI_DEBUG=1)
     """
 
@@ -144,6 +145,7 @@ def live_options(command: Any) -> Any:
             type=click.Choice(["AzureCloud", "AzureUSGovernment", "AzureChinaCloud"]),
             default="AzureCloud",
             show_default=True,
+            help="The cloud to scan live, and that templates' environment() answers for.",
         ),
         click.option(
             "--arm-endpoint", metavar="URL", help="Send every management-plane call (Resource Graph included) to URL."
@@ -185,7 +187,12 @@ def _progress_wanted() -> bool:
 
 @main.command()
 @click.argument("paths", nargs=-1, required=False, metavar="[PATH]...")
-@click.option("--parameters", "parameters_file", metavar="FILE", help="ARM parameters file for the templates scanned.")
+@click.option(
+    "--parameters",
+    "parameters_file",
+    metavar="FILE",
+    help="ARM parameters file for the templates scanned; azd ${NAME=default} placeholders are resolved.",
+)
 @click.option(
     "--format",
     "formats",

@@ -16,6 +16,8 @@ other finding, so every report format carries them.
 from __future__ import annotations
 
 import datetime as dt
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,9 +33,8 @@ from scanner.model import Inventory, Resource, parse_resource_id
 from scanner.policy import apply_suppressions, compare_with_baseline, override_severity, read_baseline, write_baseline
 from scanner.pricing import PriceBook
 from scanner.registry import load_checks
-from scanner.scan import collect_live_inventory, parse_fail_on
+from scanner.scan import collect_live_inventory, parse_fail_on, template_options
 from scanner.sources import load_inputs
-from scanner.sources.arm.template import read_parameters
 from scanner.sources.live.collect import LiveScope
 from scanner.sources.terraform.plan import read_resource_drift
 
@@ -56,6 +57,7 @@ class DriftRequest:
     write_baseline: str | None = None
     progress: bool = False
     today: dt.date = field(default_factory=dt.date.today)
+    environ: Mapping[str, str] = field(default_factory=lambda: os.environ)  # azd placeholders
 
 
 def run_drift(request: DriftRequest) -> ScanResult:
@@ -97,9 +99,10 @@ def run_drift(request: DriftRequest) -> ScanResult:
             },
         ]
     elif request.iac:
-        parameters = read_parameters(request.parameters_file) if request.parameters_file else {}
-        loaded, warnings = load_inputs(request.iac, parameters)
+        loaded, warnings = load_inputs(request.iac, template_options(request))
         result.warnings.extend(warnings)
+        iac_complete = not any(item.coverage for item in loaded)
+        result.coverage.extend(gap for item in loaded for gap in item.coverage)
         declared = [r for item in loaded for r in item.inventory.resources if not r.origin.reference_only]
         result.inputs = [{"path": i.path, "kind": i.kind, "resources": len(i.inventory.resources)} for i in loaded]
         for item in loaded:
@@ -115,6 +118,7 @@ def run_drift(request: DriftRequest) -> ScanResult:
                 options,
                 findings,
                 complete=not result.coverage,
+                iac_complete=iac_complete,
             )
             result.inputs.append({"path": current_label, "kind": "live", "resources": len(current)})
     else:
@@ -170,11 +174,16 @@ def _iac_to_live(
     options: dict[str, dict[str, Any]],
     findings: list[Finding],
     complete: bool,
+    iac_complete: bool = True,
 ) -> DriftReport:
+    """Declared against live. A live scope that could not be read hides missing resources; an IaC
+    file that could not be read (a linked template) hides what manages the unmanaged ones."""
     pairs, missing, added = match(declared, live)
     groups = covered_groups(declared, pairs)
     unmanaged = [
-        r for r in added if r.type_key in AI_TYPES and (parse_resource_id(r.id).resource_group or "").lower() in groups
+        r
+        for r in added
+        if iac_complete and r.type_key in AI_TYPES and (parse_resource_id(r.id).resource_group or "").lower() in groups
     ]
     live_inventory, declared_inventory = Inventory(live), Inventory(declared)
     report = DriftReport("iac", iac_label, live_label, added=unmanaged, removed=missing if complete else [])

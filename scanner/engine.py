@@ -9,7 +9,7 @@ from typing import Any
 
 from scanner.checkapi import Check, CheckContext, Severity, SizeCatalog, UtilizationSource, Violation
 from scanner.jsondoc import Position
-from scanner.model import Inventory, Resource
+from scanner.model import CoverageGap, Inventory, Resource
 from scanner.pricing import Cost, PriceBook
 from scanner.unknown import UnknownValueError
 
@@ -82,7 +82,7 @@ class ScanResult:
     absent: list[Any] = field(default_factory=list)  # baseline entries no longer found
     fail_on: Severity | None = None
     baseline_used: bool = False
-    coverage: list[Any] = field(default_factory=list)  # CoverageGap: what a live scan could not see
+    coverage: list[CoverageGap] = field(default_factory=list)  # what the scan could not read
     live_requests: int = 0
     owner_tag: str = "owner"
     drift: Any = None  # a DriftReport for azai drift
@@ -131,29 +131,58 @@ def evaluate(
             origin = resource.origin
             if origin.reference_only or origin.kind not in check.sources:
                 continue
-            before = len(findings)
+            violations: list[Violation] = []
+            unknown: UnknownValueError | None = None
+            inventory.watch_lookups()
             try:
-                for violation in check.evaluate(resource, ctx):
-                    key = (check.id, resource.identity_key, violation.path.lower())
-                    if key in seen:
-                        continue
-                    seen.add(key)
-                    findings.append(
-                        Finding(
-                            check=check,
-                            resource=resource,
-                            violation=violation,
-                            severity=violation.severity or check.severity,
-                            fingerprint=fingerprint(check.id, resource, violation.path),
-                            tags=inherited_tags(inventory, resource),
-                        )
-                    )
+                violations.extend(check.evaluate(resource, ctx))
             except UnknownValueError as exc:
-                undetermined.append(Undetermined(check, resource, exc.path, str(exc)))
+                unknown = exc
+            doubt = _deployment_doubt(resource, inventory.conditional_lookups(), bool(violations))
+            if doubt is not None:
+                path = violations[0].path if violations else unknown.path if unknown else None
+                undetermined.append(Undetermined(check, resource, path, doubt))
                 continue
-            if len(findings) == before:
+            before = len(findings)
+            for violation in violations:
+                key = (check.id, resource.identity_key, violation.path.lower())
+                if key in seen:
+                    continue
+                seen.add(key)
+                findings.append(
+                    Finding(
+                        check=check,
+                        resource=resource,
+                        violation=violation,
+                        severity=violation.severity or check.severity,
+                        fingerprint=fingerprint(check.id, resource, violation.path),
+                        tags=inherited_tags(inventory, resource),
+                    )
+                )
+            if unknown is not None:
+                undetermined.append(Undetermined(check, resource, unknown.path, str(unknown)))
+            elif len(findings) == before:
                 result.passed.append((check, resource))
     return result
+
+
+def _deployment_doubt(resource: Resource, looked_up: list[Resource], failed: bool) -> str | None:
+    """Why a rule's outcome on ``resource`` cannot be trusted, or None when it can.
+
+    A template resource deployed only under a condition nobody knows before deploy cannot be
+    said to fail (it may never exist); a rule that passed or failed because of another such
+    resource (a diagnostic setting, a private endpoint) decided on something that may not exist.
+    """
+    others = [r for r in looked_up if r is not resource]
+    if others:
+        other = others[0]
+        return (
+            f"{other.type} '{other.name}', which this depends on, is deployed only if "
+            f"{other.origin.condition}, which is not known before deploy"
+        )
+    if failed and resource.origin.condition:
+        return f"deployed only if {resource.origin.condition}, which is not known before deploy"
+    return None
 
 
 def inherited_tags(inventory: Inventory, resource: Resource) -> dict[str, Any]:

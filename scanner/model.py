@@ -9,6 +9,7 @@ pools) from ids, so checks never need to know which source they are reading.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
@@ -74,6 +75,24 @@ def build_resource_id(subscription: str, resource_group: str, resource_type: str
     return f"/subscriptions/{subscription}/resourceGroups/{resource_group}/providers/{namespace}/{path}"
 
 
+@dataclass(frozen=True)
+class CoverageGap:
+    """Something the scan could not see, and why: a live scope it could not read, or a linked
+    template it could not open. Findings there were not checked, so the scan is incomplete."""
+
+    scope: str
+    status: int | None
+    reason: str
+    kind: str = "live"  # "live": an ARM read; "template": a linked template or parameters file
+
+    @property
+    def status_label(self) -> str:
+        """The HTTP status of a read that failed, else why nothing answered."""
+        if self.status:
+            return str(self.status)
+        return "no response" if self.kind == "live" else "not read"
+
+
 @dataclass(frozen=True, slots=True)
 class Origin:
     """Where a resource came from.
@@ -94,6 +113,12 @@ class Origin:
     path_rewrite: tuple[str, str] | None = None
     reference_only: bool = False
     action: str | None = None  # Terraform plan action: create, update, no-op, replace
+    # A template resource deployed only if a condition nobody knows before deploy holds (its
+    # own, an enclosing module's, or a copy count): its findings are undetermined.
+    condition: str | None = None
+    # A template resource's declaration chain (``hub/workspace``, ``hubs[1]/workspace``): which
+    # declaration, and which copy of it, this is.
+    instance: str | None = None
 
     def position(self, arm_path: str | None = None) -> Position | None:
         """Line and column of the resource, or of one of its properties where it can be found."""
@@ -120,6 +145,12 @@ class Origin:
             if mapped is not None:
                 return mapped + tuple(segments[end:])
         return ()
+
+
+def _may_be_project(workspace: Resource) -> bool:
+    """A workspace of kind ``Project``, or one whose kind is not known before deploy."""
+    kind = workspace.body.get("kind")
+    return isinstance(kind, Unknown) or (isinstance(kind, str) and kind.lower() == "project")
 
 
 def _lookup(container: Any, key: str) -> Any:
@@ -162,6 +193,9 @@ class Resource:
     name: str
     body: dict[str, Any]
     origin: Origin
+    # What identifies the resource when its display name does not: a template resource whose name
+    # cannot be evaluated shows the expression, but is keyed by its unique placeholder name.
+    key_name: str | None = None
     location: Any = field(init=False)
     type_key: str = field(init=False)
 
@@ -197,7 +231,7 @@ class Resource:
         """
         if self.origin.kind == LIVE_KIND:
             return self.id.lower()
-        return f"{self.type_key}/{self.name.lower()}"
+        return f"{self.type_key}/{(self.key_name or self.name).lower()}"
 
 
 class Inventory:
@@ -210,6 +244,7 @@ class Inventory:
 
     def __init__(self, resources: Iterable[Resource]) -> None:
         self.resources: list[Resource] = list(resources)
+        self._looked_up: list[Resource] | None = None
         self._by_id: dict[str, Resource] = {}
         self._by_group_key: dict[tuple[str, str, str], Resource] = {}
         self._by_type: dict[str, list[Resource]] = defaultdict(list)
@@ -221,6 +256,22 @@ class Inventory:
             for pool in self._inline_pools(resource):
                 self.resources.append(pool)
                 self._index(pool)
+        # Template resources that may not be deployed (an unknown condition). A rule that looks one
+        # up decides on something that may not exist, so the engine watches for them.
+        self.conditional = any(r.origin.condition for r in self.resources)
+
+    def watch_lookups(self) -> None:
+        """Start recording the conditional resources that lookups return (the engine, per check)."""
+        self._looked_up = [] if self.conditional else None
+
+    def conditional_lookups(self) -> list[Resource]:
+        """The conditional resources returned since `watch_lookups`, and stop recording."""
+        found, self._looked_up = self._looked_up or [], None
+        return found
+
+    def _seen(self, found: Iterable[Resource]) -> None:
+        if self._looked_up is not None:
+            self._looked_up.extend(r for r in found if r.origin.condition)
 
     def _index(self, resource: Resource) -> None:
         key = resource.id.lower()
@@ -253,17 +304,10 @@ class Inventory:
             if "mode" not in properties and index == 0 and not has_system:
                 properties["mode"] = "System"  # AKS makes the first pool System when none is named
             body = {"name": pool_name, "type": T.AGENT_POOL, "properties": properties}
-            origin = Origin(
-                kind=cluster.origin.kind,
-                file=cluster.origin.file,
-                pointer=cluster.origin.pointer,
-                document=cluster.origin.document,
-                address=cluster.origin.address,
-                symbolic_name=cluster.origin.symbolic_name,
-                property_map=cluster.origin.property_map,
+            origin = dataclasses.replace(
+                cluster.origin,
                 path_rewrite=("properties", f"properties.agentPoolProfiles.{index}"),
-                reference_only=cluster.origin.reference_only,
-                action=cluster.origin.action,
+                instance=f"{cluster.origin.instance}/agentPoolProfiles[{index}]" if cluster.origin.instance else None,
             )
             yield Resource(
                 id=f"{cluster.id}/agentPools/{pool_name}",
@@ -271,6 +315,7 @@ class Inventory:
                 name=f"{cluster.name}/{pool_name}",
                 body=body,
                 origin=origin,
+                key_name=f"{cluster.key_name}/{pool_name}" if cluster.key_name else None,
             )
 
     def get(self, resource_id: Any) -> Resource | None:
@@ -279,16 +324,21 @@ class Inventory:
         The fallback lets a template's placeholder subscription, or a plan's known-after-apply
         subscription, still find the resource it refers to.
         """
+        found = self._find(resource_id)
+        if found is not None and found.origin.condition:
+            self._seen((found,))
+        return found
+
+    def _find(self, resource_id: Any) -> Resource | None:
         if not isinstance(resource_id, str):
             return None
         found = self._by_id.get(resource_id.lower())
-        if found is not None:
-            return found
-        parsed = parse_resource_id(resource_id)
-        if parsed.resource_group and parsed.resource_type and parsed.name_chain:
-            key = (parsed.resource_group.lower(), parsed.resource_type.lower(), parsed.name_chain.lower())
-            return self._by_group_key.get(key)
-        return None
+        if found is None:
+            parsed = parse_resource_id(resource_id)
+            if parsed.resource_group and parsed.resource_type and parsed.name_chain:
+                key = (parsed.resource_group.lower(), parsed.resource_type.lower(), parsed.name_chain.lower())
+                found = self._by_group_key.get(key)
+        return found
 
     def of_type(self, *types: str) -> list[Resource]:
         out: list[Resource] = []
@@ -298,9 +348,10 @@ class Inventory:
 
     def children(self, parent: Resource, child_type: str | None = None) -> list[Resource]:
         found = self._children.get(parent.id.lower(), [])
-        if child_type is None:
-            return list(found)
-        return [c for c in found if c.type_key == child_type.lower()]
+        if child_type is not None:
+            found = [c for c in found if c.type_key == child_type.lower()]
+        self._seen(found)
+        return list(found)
 
     def parent(self, child: Resource) -> Resource | None:
         parent_id = child.parent_id
@@ -308,10 +359,35 @@ class Inventory:
 
     # Relationships the Well-Architected AI rules ask about.
 
-    def workspace_storage(self, workspace: Resource) -> Resource | Unknown | None:
-        """The workspace's default storage account; Unknown when its id is not known yet."""
-        ref = workspace.get("properties.storageAccount")
-        return ref if isinstance(ref, Unknown) else self.get(ref)
+    def workspace_dependency(self, workspace: Resource, path: str, label: str) -> Resource | Unknown | None:
+        """The resource a workspace names at ``path`` (``properties.storageAccount``,
+        ``properties.keyVault``, ``properties.containerRegistry``), or None when it names none.
+
+        A ``Project`` workspace keeps its data in its hub's storage and uses the hub's vault and
+        registry, so it answers with the hub's (through ``properties.hubResourceId``). Unknown,
+        with a reason naming the workspace, when the id is not known before deploy or names a
+        resource that is not among the scanned ones: a rule must not pass on what it cannot see.
+        """
+        ref = workspace.get(path)
+        if ref is None:
+            hub = workspace.get("properties.hubResourceId")
+            if hub is None or not _may_be_project(workspace):
+                return None
+            found = self.get(hub)
+            if found is None or isinstance(hub, Unknown):
+                reason = (
+                    "is not known before deploy" if isinstance(hub, Unknown) else "is not among the scanned resources"
+                )
+                return Unknown(
+                    f"the hub of project workspace '{workspace.name}' {reason}", path="properties.hubResourceId"
+                )
+            return self.workspace_dependency(found, path, label) if found is not workspace else None
+        if isinstance(ref, Unknown):
+            return Unknown(f"the {label} of workspace '{workspace.name}' is not known before deploy", path=path)
+        found = self.get(ref)
+        if found is None:
+            return Unknown(f"the {label} of workspace '{workspace.name}' is not among the scanned resources", path=path)
+        return found
 
     def workspace_computes(self, workspace: Resource) -> list[Resource]:
         return self.children(workspace, T.COMPUTE)
@@ -332,11 +408,13 @@ class Inventory:
         if index is None:
             index = defaultdict(list)
             for referrer in self.of_type(referrer_type):
-                found = self.get(referrer.get(path))
-                if found is not None:
-                    index[found].append(referrer)
+                named = self._find(referrer.get(path))
+                if named is not None:
+                    index[named].append(referrer)
             self._reverse[key] = index
-        return list(index.get(target, ()))
+        found = index.get(target, [])
+        self._seen(found)
+        return list(found)
 
     def extensions(self, target: Resource, extension_type: str) -> list[Resource]:
         """Extension resources attached to ``target`` (diagnostic settings): their ids are the
@@ -347,11 +425,13 @@ class Inventory:
             index = defaultdict(list)
             for extension in self.of_type(extension_type):
                 scope, marker, _ = extension.id.rpartition("/providers/")
-                found = self.get(scope) if marker else None
-                if found is not None:
-                    index[found].append(extension)
+                extended = self._find(scope) if marker else None
+                if extended is not None:
+                    index[extended].append(extension)
             self._reverse[key] = index
-        return list(index.get(target, ()))
+        found = index.get(target, [])
+        self._seen(found)
+        return list(found)
 
     def has_private_endpoint(self, target: Resource) -> bool:
         """Whether a private endpoint connects to ``target``: a declared one that names it as its

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +19,8 @@ from scanner.policy import apply_suppressions, compare_with_baseline, override_s
 from scanner.pricing import PriceBook
 from scanner.registry import find_check, load_checks
 from scanner.sources import LoadedInput, load_inputs
-from scanner.sources.arm.template import read_parameters
+from scanner.sources.arm.parameters import ParameterFile, read_parameters
+from scanner.sources.arm.template import TemplateOptions
 from scanner.sources.live.collect import LiveInventory, LiveScope
 
 
@@ -37,6 +39,7 @@ class ScanRequest:
     write_baseline: str | None = None
     skip_unknown: bool = False
     today: dt.date = field(default_factory=dt.date.today)
+    environ: Mapping[str, str] = field(default_factory=lambda: os.environ)  # azd placeholders
     live: LiveScope = field(default_factory=LiveScope)
     cloud: str = "AzureCloud"
     arm_endpoint: str | None = None
@@ -55,12 +58,12 @@ def run_scan(request: ScanRequest) -> ScanResult:
     for rule, values in parse_rule_options(request.rule_options, every_check).items():
         options.setdefault(rule, {}).update(values)
     fail_on = request.fail_on or config.fail_on or "high"
-    parameters = read_parameters(request.parameters_file) if request.parameters_file else {}
     baseline = read_baseline(request.baseline) if request.baseline else None
     prices = PriceBook.load(request.prices_file)
 
-    loaded, warnings = load_inputs(request.paths, parameters, request.skip_unknown)
+    loaded, warnings = load_inputs(request.paths, template_options(request), request.skip_unknown)
     result = ScanResult(warnings=list(warnings), checks=checks, fail_on=parse_fail_on(fail_on))
+    result.coverage.extend(gap for item in loaded for gap in item.coverage)
     result.owner_tag = request.owner_tag or config.owner_tag or "owner"
     if request.live.requested:
         loaded.append(_live_input(request, result, loaded))
@@ -108,13 +111,22 @@ def collect_live_inventory(
         factory.close()
 
 
+def template_options(request: ScanRequest | Any) -> TemplateOptions:
+    """How templates are evaluated: the parameters file (azd placeholders resolved from the
+    environment) and the cloud that ``environment()`` answers for."""
+    parameters = (
+        read_parameters(request.parameters_file, request.environ) if request.parameters_file else ParameterFile()
+    )
+    return TemplateOptions(parameters, request.cloud)
+
+
 def _live_input(request: ScanRequest, result: ScanResult, iac: list[LoadedInput]) -> LoadedInput:
     """Collect the live scope and place its resources where SARIF can point at them."""
     # One diagnostic-settings read per workspace and AI account: only when a selected rule reads
     # them, or a saved snapshot must be complete.
     diagnostics = bool(request.save_inventory) or any(T.DIAGNOSTIC_SETTING in c.reads for c in result.checks)
     live = collect_live_inventory(request.live, request.cloud, request.arm_endpoint, request.progress, diagnostics)
-    result.coverage = live.coverage
+    result.coverage.extend(live.coverage)
     result.live_requests = live.requests
     _point_at_declaring_iac(live.resources, iac)
     loaded = LoadedInput("live:" + ",".join(live.subscriptions), "live", Inventory(live.resources))

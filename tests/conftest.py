@@ -6,7 +6,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +27,13 @@ def scan(*paths: Path | str, parameters: str | None = None, select: Sequence[str
     return run_scan(ScanRequest(paths=[str(p) for p in paths], parameters_file=parameters, select=select))
 
 
-def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    """The real command line in a child process, as a user or a pipeline runs it."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def run_cli(*args: str, cwd: Path = ROOT, env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """The real command line in a child process, as a user or a pipeline runs it.
+
+    The child sees none of the user's Azure variables (azd placeholders read them), only ``env``.
+    """
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith("AZURE_")}
+    env = {**inherited, **(env or {}), "PYTHONPATH": str(ROOT)}
     env.pop("AZAI_DEBUG", None)
     return subprocess.run(
         [sys.executable, "-m", "scanner", *args],

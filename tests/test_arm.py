@@ -11,6 +11,7 @@ import pytest
 from scanner.model import Resource
 from scanner.sources import load_file
 from scanner.sources.arm.evaluator import Evaluator, Placement, Scope
+from scanner.sources.arm.template import TemplateOptions
 from scanner.unknown import Unknown
 
 SCHEMA = "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#"
@@ -107,7 +108,7 @@ def test_objects_keep_their_known_members_next_to_an_unknown_one() -> None:
 def _resources(tmp_path: Path, template: dict[str, Any], parameters: dict[str, Any] | None = None) -> list[Resource]:
     path = tmp_path / "t.json"
     path.write_text(json.dumps({"$schema": SCHEMA, "contentVersion": "1.0.0.0", **template}))
-    return [r for r in load_file(path, "t", parameters or {}).inventory.resources]
+    return [r for r in load_file(path, "t", TemplateOptions.with_values(parameters or {})).inventory.resources]
 
 
 def test_copy_loops_conditions_children_and_existing(tmp_path: Path) -> None:
@@ -261,7 +262,9 @@ def test_linked_templates_are_reported(tmp_path: Path) -> None:
             }
         )
     )
-    assert any("linked template" in w for w in load_file(path, "t", {}).warnings)
+    gaps = load_file(path, "t").coverage
+    assert [g.scope for g in gaps] == ["t: linked template at /resources/0"]
+    assert "links back" in gaps[0].reason
 
 
 def test_case_insensitive_property_names_and_positions(tmp_path: Path) -> None:
@@ -283,7 +286,7 @@ def test_case_insensitive_property_names_and_positions(tmp_path: Path) -> None:
             indent=2,
         )
     )
-    resource = load_file(path, "t", {}).inventory.resources[0]
+    resource = load_file(path, "t").inventory.resources[0]
     assert resource.get("properties.disableLocalAuth") is False
     assert resource.location == "eastus"
     position = resource.origin.position("properties.disableLocalAuth")

@@ -122,6 +122,15 @@ def test_action_scan_step_writes_sarif_and_summary_and_reports_the_exit_code(tmp
     assert outputs == {"exit-code": "0"}
 
 
+def test_action_scan_step_keeps_an_incomplete_scan_for_upload_and_the_gate(tmp_path: Path) -> None:
+    # A linked template that cannot be read: exit 3, SARIF and summary still written and uploaded.
+    linked = str(FIXTURES / "bicep" / "linked" / "main.json")
+    code, outputs, summary = _run_scan_step(tmp_path, AZAI_PATHS=linked, AZAI_FAIL_ON="critical")
+    assert code == 0 and outputs == {"exit-code": "3"}
+    assert "Incomplete" in summary.read_text()
+    assert '"3"' in _action_step("Upload SARIF")["if"]
+
+
 def test_action_scan_step_fails_on_input_errors(tmp_path: Path) -> None:
     code, outputs, _ = _run_scan_step(tmp_path, AZAI_PATHS=str(tmp_path / "missing.json"))
     assert code == 2 and outputs == {"exit-code": "2"}

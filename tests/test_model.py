@@ -115,7 +115,7 @@ def test_inventory_relationships_and_inline_pools() -> None:
     assert pools["aks/gpu"] is explicit  # the declared pool wins over its inline profile
     assert pools["aks/sys"].get("properties.mode") == "System"  # AKS makes the first pool System
     assert inventory.pool_cluster(pools["aks/sys"]) is cluster
-    assert inventory.workspace_storage(workspace) is storage
+    assert inventory.workspace_dependency(workspace, "properties.storageAccount", "storage account") is storage
     assert inventory.workspace_computes(workspace) == [compute]
     assert inventory.parent(compute) is workspace
     assert cluster.type == "Microsoft.ContainerService/managedClusters"

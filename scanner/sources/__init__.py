@@ -6,17 +6,16 @@ The format is detected from the content, never the file name, so ``plan.json``,
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from scanner.checkapi import SizeCatalog, UtilizationSource
 from scanner.errors import InputError
 from scanner.inventory_file import is_snapshot, read_snapshot
 from scanner.jsondoc import Document, load_document
-from scanner.model import Inventory, Resource
-from scanner.sources.arm.template import read_template
+from scanner.model import CoverageGap, Inventory, Resource
+from scanner.sources.arm.template import TemplateOptions, read_template
 from scanner.sources.arm.whatif import read_whatif, whatif_changes
 from scanner.sources.terraform.plan import read_plan
 
@@ -38,6 +37,7 @@ class LoadedInput:
     kind: str
     inventory: Inventory
     warnings: list[str] = field(default_factory=list)
+    coverage: list[CoverageGap] = field(default_factory=list)  # what could not be read (linked templates)
     utilization: UtilizationSource | None = None  # live scans: measured utilization
     sizes: SizeCatalog | None = None  # live scans: the size table plus SKU-confirmed GPU sizes
 
@@ -59,15 +59,17 @@ def detect(doc: Document) -> str:
     raise UnrecognisedInput(f"{doc.path}: not a Terraform plan, ARM template or ARM what-if result")
 
 
-def load_file(path: Path, display: str, parameters: Mapping[str, Any]) -> LoadedInput:
+def load_file(path: Path, display: str, options: TemplateOptions | None = None) -> LoadedInput:
+    """One input file as an inventory; ``options`` say how templates are evaluated."""
     doc = load_document(path, display)
     kind = detect(doc)
     resources: list[Resource]
+    coverage: list[CoverageGap] = []
     try:
         if kind == TERRAFORM:
             resources, warnings = read_plan(doc)
         elif kind == ARM:
-            resources, warnings = read_template(doc, parameters)
+            resources, warnings, coverage = read_template(doc, path, options or TemplateOptions())
         elif kind == SNAPSHOT:
             resources, warnings = read_snapshot(doc)[0], []
         else:
@@ -75,7 +77,7 @@ def load_file(path: Path, display: str, parameters: Mapping[str, Any]) -> Loaded
         inventory = Inventory(resources)
     except RecursionError:
         raise InputError(f"{display}: nesting is too deep to evaluate") from None
-    return LoadedInput(display, kind, inventory, warnings)
+    return LoadedInput(display, kind, inventory, warnings, coverage)
 
 
 def expand_paths(paths: Iterable[str]) -> list[tuple[Path, str, bool]]:
@@ -97,7 +99,7 @@ def expand_paths(paths: Iterable[str]) -> list[tuple[Path, str, bool]]:
 
 
 def load_inputs(
-    paths: Iterable[str], parameters: Mapping[str, Any], skip_unknown: bool = False
+    paths: Iterable[str], options: TemplateOptions | None = None, skip_unknown: bool = False
 ) -> tuple[list[LoadedInput], list[str]]:
     """Load every input; skipped directory members are reported as warnings.
 
@@ -108,7 +110,7 @@ def load_inputs(
     warnings: list[str] = []
     for path, display, explicit in expand_paths(paths):
         try:
-            loaded.append(load_file(path, display, parameters))
+            loaded.append(load_file(path, display, options))
         except InputError as exc:
             if explicit and not (skip_unknown and isinstance(exc, UnrecognisedInput)):
                 raise

@@ -1,19 +1,28 @@
 """Evaluating ARM template values: parameters, variables, functions, copies and lambdas.
 
-Anything that only the deployment can know evaluates to `Unknown`: ``reference()``,
-``list*()``, ``newGuid()``, ``utcNow()``, a parameter without a value, a secure parameter (we
-refuse to read it) and any function of those. Resource group and subscription are symbolic:
-ids and names built from them are consistent placeholder strings (``{resourceGroupName}``),
-and ``resourceGroup().location`` is an Unknown that equals itself, so two resources placed
-"in the resource group's region" still count as co-located.
+Anything that only the deployment can know evaluates to `Unknown`: ``reference()`` of a
+resource's runtime state, ``list*()``, ``newGuid()``, ``utcNow()``, a secure parameter (we refuse
+to read it) and any function of those. Some unknowns are *symbolic*: a parameter without a value,
+``resourceGroup().location``, and any deterministic function of them are unknown but provably
+equal to themselves, so two resources placed in one unknown region still count as co-located,
+and a name built from an unknown parameter (``st{name}``) still identifies one resource. Resource
+group and subscription are placeholders in ids (``{resourceGroupName}``).
+
+``reference()`` of a module (a nested deployment) answers with the module's outputs, evaluated
+in the module's own scope, and ``environment()`` with the cloud the scan is for: the `Frame`
+that a template is evaluated in provides both.
 """
 
 from __future__ import annotations
 
+import copy
+import hashlib
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
+from scanner.sources.arm.clouds import ENVIRONMENTS
 from scanner.sources.arm.expressions import (
     Call,
     ExpressionError,
@@ -26,12 +35,56 @@ from scanner.sources.arm.expressions import (
     unescape_literal,
 )
 from scanner.sources.arm.functions import PURE_FUNCTIONS, TemplateFunctionError
+from scanner.sources.arm.parameters import UnsetPlaceholder
 from scanner.unknown import Unknown, UnknownValueError
 
 SUBSCRIPTION_ID = "{subscriptionId}"
 RESOURCE_GROUP = "{resourceGroupName}"
+ROOT_DEPLOYMENT = "{deploymentName}"
 _DEPLOYMENT_ONLY = Unknown("known only during deployment")
 _MAX_DEPTH = 64
+_MAX_REF_DEPTH = 16
+
+
+class Frame(Protocol):
+    """The template instance an expression is evaluated in (see `deployments.TemplateFrame`)."""
+
+    @property
+    def path(self) -> str:
+        """The instance's declaration chain (``hub``, ``hubs[1]``); empty for the scanned template."""
+
+    @property
+    def cloud(self) -> str: ...
+
+    @property
+    def deployment_name(self) -> str: ...
+
+    @property
+    def template_uri(self) -> str | Unknown: ...
+
+    def warn(self, message: str) -> None: ...
+
+    def reference(self, target: str, full: bool) -> Any:
+        """``reference(target)``: a module's outputs, a declared resource's static facts with
+        ``'full'``, or Unknown for runtime state."""
+
+
+class _Detached:
+    """The frame of an expression evaluated on its own (tests, user-defined functions)."""
+
+    path = ""
+    cloud = "AzureCloud"
+    deployment_name = ROOT_DEPLOYMENT
+    template_uri: str | Unknown = _DEPLOYMENT_ONLY
+
+    def warn(self, message: str) -> None:
+        return None
+
+    def reference(self, target: str, full: bool) -> Any:
+        return Unknown(f"reference('{target}') reads the deployed resource's state")
+
+
+DETACHED: Frame = _Detached()
 
 
 @dataclass(frozen=True)
@@ -67,6 +120,7 @@ class Scope:
     template: dict[str, Any]
     supplied: Mapping[str, Any]
     placement: Placement
+    frame: Frame = DETACHED
     copy_index: Any = None
     loops: dict[str, Any] = field(default_factory=dict)
     lambda_values: dict[str, Any] = field(default_factory=dict)
@@ -80,6 +134,7 @@ class Scope:
             self.template,
             self.supplied,
             self.placement,
+            self.frame,
             self.copy_index,
             dict(self.loops),
             dict(self.lambda_values),
@@ -147,6 +202,12 @@ class Evaluator:
             node = parse(text)
         except ExpressionError as exc:
             return Unknown(f"malformed expression [{text[:80]}]: {exc}")
+        return self.node_value(node, text)
+
+    def node_value(self, node: Node, text: str = "") -> Any:
+        """A parsed expression's value. A function ARM would reject, or nesting too deep to
+        evaluate, makes it Unknown: a real template may be wrong and must not crash the scan."""
+        shown = f" [{text[:80]}]" if text else ""
         try:
             return self.node(node)
         except (
@@ -158,11 +219,11 @@ class Evaluator:
             ZeroDivisionError,
             AttributeError,
         ) as exc:
-            return Unknown(f"cannot evaluate [{text[:80]}]: {exc}")
+            return Unknown(f"cannot evaluate{shown}: {exc}")
         except UnknownValueError as exc:
             return exc.value
         except RecursionError:
-            return Unknown(f"expression [{text[:80]}] is nested too deeply")
+            return Unknown(f"expression{shown} is nested too deeply")
 
     # -- nodes ----------------------------------------------------------------------------
 
@@ -189,7 +250,7 @@ class Evaluator:
         args = [self.node(a) for a in node.args]
         unknown = next((a for a in args if isinstance(a, Unknown)), None)
         if unknown is not None and node.name not in _STRUCTURAL:
-            return Unknown(unknown.reason)
+            return Unknown(unknown.reason, symbol=_symbolic_call(node.name, args))
         return function(*args)
 
     def user_function(self, node: Call) -> Any:
@@ -204,9 +265,7 @@ class Evaluator:
             declared = definition.get("parameters") or []
             args = [self.node(a) for a in node.args]
             bound = {str(p.get("name")): v for p, v in zip(declared, args, strict=False) if isinstance(p, dict)}
-            inner = Scope(
-                {"parameters": {n: {} for n in bound}}, {n: v for n, v in bound.items()}, self.scope.placement
-            )
+            inner = Scope({"parameters": {n: {} for n in bound}}, bound, self.scope.placement)
             return Evaluator(inner).value((definition.get("output") or {}).get("value"))
         return Unknown(f"user-defined function {node.name}() is not declared")
 
@@ -219,16 +278,23 @@ class Evaluator:
             return cache[key]
         declared = _declared(self.scope.template.get("parameters"), name)
         if declared is None:
+            self.scope.frame.warn(f"parameter '{name}' is not declared; values that use it are unknown")
             return Unknown(f"parameter '{name}' is not declared")
         real_name, definition = declared
-        definition = definition if isinstance(definition, dict) else {}
+        definition = resolve_definition(self.scope.template, definition)
         kind = str(definition.get("type", "")).lower()
-        if kind in ("securestring", "secureobject"):
-            result: Any = Unknown(f"secure parameter '{real_name}' is not read")
+        if is_secure(definition):
+            # Never read; only an empty default holds nothing secret (the quickstarts' SAS token).
+            empty = definition.get("defaultValue") in ("", {}) and _declared(self.scope.supplied, real_name) is None
+            result: Any = (
+                definition["defaultValue"] if empty else Unknown(f"secure parameter '{real_name}' is not read")
+            )
         else:
             supplied = _declared(self.scope.supplied, real_name)
-            if supplied is not None:
+            if supplied is not None and (_given(supplied[1]) or "defaultValue" not in definition):
                 result = _coerce(supplied[1], kind)
+                if isinstance(result, UnsetPlaceholder):  # passed on to a module, it is a plain unknown
+                    result = Unknown(result.reason, symbol=result.symbol)
             elif "defaultValue" in definition:
                 if key in self.scope._busy:
                     return Unknown(f"parameter '{real_name}' refers to itself")
@@ -243,7 +309,13 @@ class Evaluator:
             elif definition.get("nullable") is True:
                 result = None
             else:
-                result = Unknown(f"parameter '{real_name}' has no value (pass --parameters)")
+                # Unknown, but the same value wherever it is used: ``{name}`` in the scanned
+                # template, ``{hub:name}`` in a module.
+                frame = self.scope.frame.path
+                result = Unknown(
+                    f"parameter '{real_name}' has no value (pass --parameters)",
+                    symbol=f"{{{frame}:{real_name}}}" if frame else f"{{{real_name}}}",
+                )
         cache[key] = result
         return result
 
@@ -268,7 +340,11 @@ class Evaluator:
                     (c for c in copies or [] if isinstance(c, dict) and str(c.get("name", "")).lower() == key),
                     None,
                 )
-                result = plain.property_copy(spec, 0) if spec else Unknown(f"variable '{name}' is not declared")
+                if spec is None:
+                    self.scope.frame.warn(f"variable '{name}' is not declared; values that use it are unknown")
+                    result = Unknown(f"variable '{name}' is not declared")
+                else:
+                    result = plain.property_copy(spec, 0)
         finally:
             self.scope._busy.discard(busy_key)
         cache[key] = result
@@ -279,6 +355,64 @@ class Evaluator:
             raise TemplateFunctionError("expected a lambda")
         bound = {**function.scope.lambda_values, **dict(zip(function.names, values, strict=False))}
         return Evaluator(function.scope.child(lambda_values=bound)).node(function.body)
+
+
+def is_secure(definition: dict[str, Any]) -> bool:
+    """A ``securestring`` or ``secureObject`` parameter or output: its value is never read."""
+    return str(definition.get("type", "")).lower() in ("securestring", "secureobject")
+
+
+def resolve_definition(template: dict[str, Any], definition: Any, depth: int = 0) -> dict[str, Any]:
+    """A parameter's definition with its ``$ref`` type folded in (``"$ref": "#/definitions/T"``):
+    a parameter inherits ``type``, ``nullable`` and the rest from ``T``, through nested refs;
+    its own keys win."""
+    if not isinstance(definition, dict):
+        return {}
+    ref = definition.get("$ref")
+    if not isinstance(ref, str) or not ref.startswith("#/definitions/") or depth > _MAX_REF_DEPTH:
+        return definition
+    name = ref[len("#/definitions/") :].replace("~1", "/").replace("~0", "~")
+    definitions = template.get("definitions")
+    target = definitions.get(name) if isinstance(definitions, dict) else None
+    if not isinstance(target, dict):
+        return definition
+    base = resolve_definition(template, target, depth + 1)
+    return {**base, **{k: v for k, v in definition.items() if k != "$ref"}}
+
+
+def _symbolic_call(name: str, args: list[Any]) -> str | None:
+    """The symbol of a deterministic function of symbolic unknowns: the text a string function
+    builds (``st{name}``), or the call written out. None when any unknown is not symbolic."""
+    if any(isinstance(a, Unknown) and a.symbol is None for a in args):
+        return None
+    texts = [a.symbol if isinstance(a, Unknown) else a for a in args]
+    if name in ("format", "concat") and all(isinstance(t, (str, int, float)) for t in texts):
+        try:
+            return str(PURE_FUNCTIONS[name](*texts))
+        except (TemplateFunctionError, TypeError, ValueError, IndexError):
+            pass
+    # Written out, the call would carry its arguments' slashes into the names and ids built
+    # from it; a short digest of the call keeps them one id segment (and readable).
+    call = f"{name}({','.join(_symbol_text(a) for a in args)})"
+    return f"{{{name}:{hashlib.sha256(call.encode('utf-8')).hexdigest()[:8]}}}"
+
+
+def _symbol_text(value: Any) -> str:
+    if isinstance(value, Unknown):
+        return str(value.symbol)
+    return json.dumps(value, separators=(",", ":"), sort_keys=True, default=str)
+
+
+def _derived(target: Unknown, suffix: str) -> Unknown:
+    """A part of a symbolic unknown (``{p}.name``, ``{p}[0]``) is symbolic too, but is not ``{p}``."""
+    part = suffix.replace("/", "%2F")  # one id segment, whatever the key holds
+    return Unknown(target.reason, symbol=f"{target.symbol}{part}" if target.symbol is not None else None)
+
+
+def _given(value: Any) -> bool:
+    """Whether a supplied value replaces the parameter's default: ARM takes null as no value,
+    and azd leaves out a parameter whose placeholder has neither a variable nor a default."""
+    return value is not None and not isinstance(value, UnsetPlaceholder)
 
 
 def _is_property_copy(copies: Any) -> bool:
@@ -297,7 +431,7 @@ def _coerce(value: Any, kind: str) -> Any:
 
 def _member(target: Any, name: str) -> Any:
     if isinstance(target, Unknown):
-        return target
+        return _derived(target, f".{name}")
     if isinstance(target, dict):
         found = _declared(target, name)
         if found is None:
@@ -308,9 +442,11 @@ def _member(target: Any, name: str) -> Any:
 
 def _index(target: Any, index: Any) -> Any:
     if isinstance(target, Unknown):
-        return target
+        if isinstance(index, Unknown) and index.symbol is None:
+            return Unknown(target.reason)
+        return _derived(target, f"[{_symbol_text(index)}]")
     if isinstance(index, Unknown):
-        return index
+        return Unknown(index.reason)
     if isinstance(target, dict):
         return _member(target, str(index))
     if isinstance(target, (list, str)) and isinstance(index, int):
@@ -329,12 +465,12 @@ def _args(ev: Evaluator, nodes: tuple[Node, ...]) -> list[Any]:
 
 def _parameters(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
     name = ev.node(nodes[0])
-    return name if isinstance(name, Unknown) else ev.parameter(str(name))
+    return Unknown(name.reason) if isinstance(name, Unknown) else ev.parameter(str(name))
 
 
 def _variables(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
     name = ev.node(nodes[0])
-    return name if isinstance(name, Unknown) else ev.variable(str(name))
+    return Unknown(name.reason) if isinstance(name, Unknown) else ev.variable(str(name))
 
 
 def _copy_index(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
@@ -356,7 +492,7 @@ def _copy_index(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
 def _if(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
     condition = ev.node(nodes[0])
     if isinstance(condition, Unknown):
-        return condition
+        return Unknown(f"if() on an unknown condition: {condition.reason}")
     return ev.node(nodes[1] if condition else nodes[2])
 
 
@@ -370,7 +506,7 @@ def _logical(ev: Evaluator, nodes: tuple[Node, ...], decisive: bool) -> Any:
             pending = value
         elif bool(value) is decisive:
             return decisive
-    return pending if pending is not None else not decisive
+    return Unknown(pending.reason) if pending is not None else not decisive
 
 
 def _and(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
@@ -382,8 +518,10 @@ def _or(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
 
 
 def _coalesce(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
-    for n in nodes:
+    for i, n in enumerate(nodes):
         value = ev.node(n)
+        if isinstance(value, Unknown) and i < len(nodes) - 1:
+            return Unknown(value.reason)  # it may be null, and then a later argument wins
         if value is not None:
             return value
     return None
@@ -396,7 +534,7 @@ def _try_get(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
             return None
         key = ev.node(n)
         if isinstance(target, Unknown) or isinstance(key, Unknown):
-            return target if isinstance(target, Unknown) else key
+            return Unknown(target.reason if isinstance(target, Unknown) else key.reason)
         if isinstance(target, dict):
             found = _declared(target, str(key))
             target = found[1] if found else None
@@ -427,14 +565,14 @@ def _collection(ev: Evaluator, nodes: tuple[Node, ...]) -> tuple[Any, Any, list[
 def _map(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
     items, function, _ = _collection(ev, nodes)
     if isinstance(items, Unknown):
-        return items
+        return Unknown(items.reason)
     return [ev.call_lambda(function, item, i) for i, item in enumerate(items)]
 
 
 def _filter(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
     items, function, _ = _collection(ev, nodes)
     if isinstance(items, Unknown):
-        return items
+        return Unknown(items.reason)
     kept = []
     for i, item in enumerate(items):
         keep = ev.call_lambda(function, item, i)
@@ -448,7 +586,7 @@ def _filter(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
 def _reduce(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
     items, function, rest = _collection(ev, nodes)
     if isinstance(items, Unknown):
-        return items
+        return Unknown(items.reason)
     accumulator = rest[0] if rest else None
     for i, item in enumerate(items):
         accumulator = ev.call_lambda(function, accumulator, item, i)
@@ -459,7 +597,7 @@ def _to_object(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
     values = _args(ev, nodes)
     items = values[0]
     if isinstance(items, Unknown):
-        return items
+        return Unknown(items.reason)
     key_fn = values[1]
     value_fn = values[2] if len(values) > 2 else None
     out: dict[str, Any] = {}
@@ -474,7 +612,7 @@ def _to_object(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
 def _sort(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
     items, function, _ = _collection(ev, nodes)
     if isinstance(items, Unknown):
-        return items
+        return Unknown(items.reason)
     ordered = list(items)
     import functools
 
@@ -509,11 +647,33 @@ def _subscription(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
 
 
 def _deployment(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    """The deployment this template runs in. ``properties.templateLink.uri`` is the template's own
+    location, as when it is deployed from where it lies, so ``uri(deployment().properties.
+    templateLink.uri, 'nested/x.json')`` names the linked template beside it."""
+    frame = ev.scope.frame
     return {
-        "name": "{deploymentName}",
-        "properties": {"templateLink": _DEPLOYMENT_ONLY},
+        "name": frame.deployment_name,
+        "properties": {"templateLink": {"uri": frame.template_uri}},
         "location": _DEPLOYMENT_ONLY,
     }
+
+
+def _environment(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    """The cloud the scan is for (``--cloud``)."""
+    return copy.deepcopy(ENVIRONMENTS[ev.scope.frame.cloud])
+
+
+def _reference(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    """``reference(target[, apiVersion[, 'full']])``: a module's outputs, or what a declared
+    resource's deployment fixes (its id and location, with ``'full'``); runtime state is unknown."""
+    args = _args(ev, nodes)
+    target = args[0] if args else None
+    if isinstance(target, Unknown):
+        return Unknown(f"reference() of an unknown resource: {target.reason}")
+    if not isinstance(target, str):
+        raise TemplateFunctionError("reference() needs a resource name or id")
+    full = len(args) > 2 and isinstance(args[2], str) and args[2].lower() == "full"
+    return ev.scope.frame.reference(target, full)
 
 
 def _resource_id(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
@@ -532,14 +692,18 @@ def _tenant_resource_id(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
 def _extension_resource_id(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
     args = _args(ev, nodes)
     base, rest = args[0], args[1:]
-    if any(isinstance(a, Unknown) for a in args):
+    if any(isinstance(a, Unknown) and a.symbol is None for a in args):
         return Unknown("extension resource id of an unknown value")
     return f"{base}{build_template_id(rest, ev.scope.placement, scope='tenant')}"
 
 
 def build_template_id(args: list[Any], placement: Placement, scope: str) -> Any:
-    """``resourceId([subscriptionId], [resourceGroupName], type, name1, name2, ...)``."""
-    unknown = next((a for a in args if isinstance(a, Unknown)), None)
+    """``resourceId([subscriptionId], [resourceGroupName], type, name1, name2, ...)``.
+
+    A symbolic unknown name stands in the id as its symbol (``.../storageAccounts/st{name}``),
+    the same text the resource declared with that name is identified by.
+    """
+    unknown = next((a for a in args if isinstance(a, Unknown) and a.symbol is None), None)
     if unknown is not None:
         return Unknown(unknown.reason)
     texts = [str(a) for a in args]
@@ -572,10 +736,8 @@ _STRUCTURAL = frozenset({"createobject", "createarray", "equals"})
 
 _DEPLOYMENT_FUNCTIONS = frozenset(
     {
-        "reference",
         "newguid",
         "utcnow",
-        "environment",
         "pickzones",
         "providers",
         "managementgroup",
@@ -604,6 +766,8 @@ _SPECIAL: dict[str, Special] = {
     "resourcegroup": _resource_group,
     "subscription": _subscription,
     "deployment": _deployment,
+    "environment": _environment,
+    "reference": _reference,
     "resourceid": _resource_id,
     "subscriptionresourceid": _subscription_resource_id,
     "tenantresourceid": _tenant_resource_id,

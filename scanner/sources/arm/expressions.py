@@ -9,6 +9,7 @@ must not crash the scan.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -130,8 +131,12 @@ class _Parser:
         return Call(name.lower(), tuple(args))
 
 
+@functools.lru_cache(maxsize=8192)
 def parse(text: str) -> Node:
-    """Parse the inside of an expression (without the surrounding brackets)."""
+    """Parse the inside of an expression (without the surrounding brackets).
+
+    Cached: compiled Bicep repeats the same expressions in every copy of a module, and the
+    tree is immutable."""
     parser = _Parser(_tokenize(text))
     node = parser.expression()
     if parser.peek() is not None:

@@ -2,22 +2,35 @@
 
 Handles the array ``resources`` of classic templates and the symbolic-name object of
 ``languageVersion: 2.0``, resource ``copy`` loops and ``condition``, child resources declared
-inside their parent, and inline nested deployments (inner and outer expression scope) with
-their own resource group. ``existing`` resources are references, not deployments, and are
-skipped; linked templates cannot be fetched offline and are reported as a warning.
+inside their parent, and nested deployments, inline or linked (see `deployments`), with their own
+resource group. ``existing`` resources are references, not deployments, and are skipped.
+
+Three things a template may leave open before deploy, and how the scan treats them:
+
+- **A name that cannot be evaluated.** Each declaration, and each copy of it, gets its own
+  placeholder id built from its declaration chain (``{hub.workspace}``), so two such resources
+  never merge; the resource still shows the expression as its name.
+- **A condition that cannot be evaluated** (its own, an enclosing module's, or an unknown copy
+  count). The resource may not exist: it is scanned, but its findings are undetermined, with the
+  condition as the reason.
+- **A linked template that cannot be read**: a coverage gap; the scan is incomplete.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from scanner import azure_types as T
 from scanner.errors import InputError
-from scanner.jsondoc import Document, load_document, pointer_join
-from scanner.model import Origin, Resource
-from scanner.sources.arm.evaluator import Evaluator, Placement, Scope
+from scanner.jsondoc import Document, pointer_join
+from scanner.model import CoverageGap, Origin, Resource
+from scanner.sources.arm.deployments import MAX_COPY, Session, TemplateFrame, root_frame
+from scanner.sources.arm.evaluator import Evaluator, Scope, is_secure, resolve_definition
+from scanner.sources.arm.expressions import Call, ExpressionError, is_expression, parse
+from scanner.sources.arm.parameters import ParameterFile, placeholder_warning
 from scanner.unknown import Unknown
 
 _BODY_KEYS = (
@@ -32,194 +45,288 @@ _BODY_KEYS = (
     "extendedLocation",
     "managedBy",
 )
-_MAX_NESTING = 20
+_MARK = "\x00"  # stands for an unknown part while a name is split into its segments
+
+
+@dataclass(frozen=True)
+class TemplateOptions:
+    """How templates are evaluated: the parameters file's values and the cloud (``environment()``)."""
+
+    parameters: ParameterFile = field(default_factory=ParameterFile)
+    cloud: str = "AzureCloud"
+
+    @classmethod
+    def with_values(cls, values: Mapping[str, Any]) -> TemplateOptions:
+        return cls(ParameterFile(None, dict(values)))
 
 
 @dataclass(frozen=True)
 class _Parent:
+    """A resource whose ``resources`` array declares children: its type and name chains."""
+
     type: str
-    name: str
+    key: str  # the name chain its id is built from
+    display: str
+
+
+@dataclass(frozen=True)
+class _Name:
+    display: str  # what reports show
+    key: str  # the name chain the id is built from (a placeholder where unknown)
+    body: Any  # the resource's own ``name``
 
 
 class TemplateReader:
-    """Evaluates one template document (and the templates nested inline in it)."""
+    """Evaluates one template document and the templates it deploys, inline or linked."""
 
-    def __init__(self, doc: Document, parameters: Mapping[str, Any]) -> None:
+    def __init__(self, doc: Document, location: Path, options: TemplateOptions) -> None:
         self.doc = doc
-        self.parameters = parameters
-        self.warnings: list[str] = []
+        self.location = location
+        self.options = options
+        roots = {location.resolve().parent, Path.cwd().resolve()}
+        self.session = Session(options.cloud, tuple(sorted(roots)))
+
+    @property
+    def warnings(self) -> list[str]:
+        return self.session.warnings
+
+    @property
+    def coverage(self) -> list[CoverageGap]:
+        return self.session.coverage
 
     def resources(self) -> Iterator[Resource]:
-        scope = Scope(self.doc.data, self.parameters, Placement())
-        yield from self._template(self.doc.data, scope, "", 0)
+        root = root_frame(self.session, self.doc, self.location, self.options.parameters)
+        self._check_parameters()
+        yield from self._template(root, None)
 
-    def _template(self, template: dict[str, Any], scope: Scope, pointer: str, depth: int) -> Iterator[Resource]:
-        if depth > _MAX_NESTING:
-            self.warnings.append(
-                f"{self.doc.path}: nested deployments deeper than {_MAX_NESTING} at {pointer} were not evaluated"
-            )
-            return
-        raw = template.get("resources")
-        if isinstance(raw, list):
-            entries = [(str(i), r) for i, r in enumerate(raw)]
-        elif isinstance(raw, dict):
-            entries = [(str(k), r) for k, r in raw.items()]
-        else:
-            return
-        for key, resource in entries:
-            yield from self._resource(
-                resource,
-                scope,
-                pointer_join(pointer, "resources", key),
-                key if isinstance(raw, dict) else None,
-                None,
-                depth,
-            )
+    def _check_parameters(self) -> None:
+        """Warn about parameters-file entries the template does not declare, and say how azd
+        placeholders resolved (never showing a secure parameter's value)."""
+        given = self.options.parameters
+        declared = self.doc.data.get("parameters")
+        declared = declared if isinstance(declared, dict) else {}
+        names = {str(k).lower() for k in declared}
+        for name in given.values:
+            if name.lower() not in names:
+                self.session.warn(
+                    f"{given.path or 'parameters'}: parameter '{name}' is not declared by {self.doc.path}; ignored"
+                )
+        definitions = {str(k).lower(): resolve_definition(self.doc.data, v) for k, v in declared.items()}
+        secure = {k for k, v in definitions.items() if is_secure(v)}
+        defaulted = {k for k, v in definitions.items() if "defaultValue" in v}
+        line = placeholder_warning(given, secure, defaulted)
+        if line:
+            self.session.warn(line)
 
-    def _resource(
-        self, raw: Any, scope: Scope, pointer: str, symbolic: str | None, parent: _Parent | None, depth: int
+    def _template(self, frame: TemplateFrame, condition: str | None) -> Iterator[Resource]:
+        for key, raw in frame.declarations():
+            pointer = pointer_join(frame.pointer, "resources", key)
+            yield from self._declaration(frame, key, raw, pointer, frame.scope, None, condition)
+
+    def _declaration(
+        self,
+        frame: TemplateFrame,
+        key: str,
+        raw: Any,
+        pointer: str,
+        scope: Scope,
+        parent: _Parent | None,
+        condition: str | None,
     ) -> Iterator[Resource]:
         if not isinstance(raw, dict):
-            raise InputError(f"{self.doc.path}: resource at {pointer or '/'} is not an object")
+            raise InputError(f"{frame.document.path}: resource at {pointer or '/'} is not an object")
         raw_type = raw.get("type")
         if not isinstance(raw_type, str):
             raise InputError(
-                f"{self.doc.path}: resource at {pointer} has a non-string type ({type(raw_type).__name__})"
+                f"{frame.document.path}: resource at {pointer} has a non-string type ({type(raw_type).__name__})"
             )
         if raw.get("existing") is True or "import" in raw or "extension" in raw:
             return
         copy = raw.get("copy")
-        if isinstance(copy, dict):
-            count = Evaluator(scope).value(copy.get("count"))
-            if isinstance(count, Unknown):
-                self.warnings.append(f"{self.doc.path}: copy count at {pointer} is unknown; evaluated one instance")
-                indexes: list[Any] = [Unknown("copy index of a loop whose count is unknown")]
-            elif isinstance(count, int):
-                indexes = list(range(count))
-            else:
-                indexes = []
-            loop = str(copy.get("name", ""))
-            for index in indexes:
-                looped = scope.child(copy_index=index, loops={**scope.loops, loop: index})
-                yield from self._instance(raw, looped, pointer, symbolic, parent, depth)
-        else:
-            yield from self._instance(raw, scope, pointer, symbolic, parent, depth)
+        if not isinstance(copy, dict):
+            yield from self._instance(frame, key, raw, pointer, scope, parent, condition, None)
+            return
+        count = Evaluator(scope).value(copy.get("count"))
+        loop = str(copy.get("name", ""))
+        if isinstance(count, Unknown):
+            frame.session.warn(f"{frame.document.path}: copy count at {pointer} is unknown; evaluated one instance")
+            index: Any = Unknown("copy index of a loop whose count is unknown")
+            looped = scope.child(copy_index=index, loops={**scope.loops, loop: index})
+            doubt = _both(condition, f"its copy count {_expression(copy.get('count'))} is above zero")
+            yield from self._instance(frame, key, raw, pointer, looped, parent, doubt, index)
+            return
+        if not isinstance(count, int) or isinstance(count, bool):
+            return
+        for i in range(min(count, MAX_COPY)):
+            looped = scope.child(copy_index=i, loops={**scope.loops, loop: i})
+            yield from self._instance(frame, key, raw, pointer, looped, parent, condition, i)
 
     def _instance(
         self,
+        frame: TemplateFrame,
+        key: str,
         raw: dict[str, Any],
-        scope: Scope,
         pointer: str,
-        symbolic: str | None,
+        scope: Scope,
         parent: _Parent | None,
-        depth: int,
+        condition: str | None,
+        index: Any,
     ) -> Iterator[Resource]:
         ev = Evaluator(scope)
         if "condition" in raw:
-            condition = ev.value(raw["condition"])
-            if condition is False:
+            decided = ev.value(raw["condition"])
+            if isinstance(decided, Unknown):
+                condition = _both(condition, f"{_expression(raw['condition'])} is true")
+            elif not _truthy(decided):
                 return
         resource_type = ev.value(raw["type"])
-        name = ev.value(raw.get("name", ""))
         if not isinstance(resource_type, str):
-            self.warnings.append(f"{self.doc.path}: type of the resource at {pointer} cannot be evaluated; skipped")
+            frame.session.warn(f"{frame.document.path}: type of the resource at {pointer} cannot be evaluated; skipped")
             return
-        name_text = name if isinstance(name, str) else str(raw.get("name", symbolic or "?"))
+        instance = frame.instance_path(key, index)
+        if parent is None and resource_type.lower() == T.DEPLOYMENT.lower():
+            module = frame.module(key, raw, scope, index)
+            if module is not None:
+                yield from self._template(module, condition)
+            return
         if parent is not None and "/" not in resource_type:
             resource_type = f"{parent.type}/{resource_type}"
-            name_text = f"{parent.name}/{name_text}"
-        elif (
-            parent is not None and resource_type.count("/") > 1 and name_text.count("/") < resource_type.count("/") - 1
-        ):
-            name_text = f"{parent.name}/{name_text}"
-        if resource_type.lower() == T.DEPLOYMENT.lower():
-            yield from self._deployment(raw, scope, pointer, depth)
-            return
-        body: dict[str, Any] = {"name": name_text.rsplit("/", 1)[-1], "type": resource_type}
-        for key in _BODY_KEYS:
-            if key in raw:
-                body[key] = ev.value(raw[key])
+        name = _naming(raw.get("name", ""), ev, resource_type, parent, instance)
+        body: dict[str, Any] = {"name": name.body, "type": resource_type}
+        for body_key in _BODY_KEYS:
+            if body_key in raw:
+                body[body_key] = ev.value(raw[body_key])
         if "apiVersion" in raw:
             body["apiVersion"] = ev.value(raw["apiVersion"])
-        resource_id = self._id(raw, ev, scope, resource_type, name_text)
+        resource_id = _resource_id(raw, ev, scope, resource_type, name.key)
         body["id"] = resource_id
         yield Resource(
             id=resource_id,
             type=resource_type,
-            name=name_text,
+            name=name.display,
             body=body,
-            origin=Origin(kind="arm", file=self.doc.path, pointer=pointer, document=self.doc, symbolic_name=symbolic),
+            origin=Origin(
+                kind="arm",
+                file=frame.document.path,
+                pointer=pointer,
+                document=frame.document,
+                symbolic_name=key if isinstance(frame.template.get("resources"), dict) and parent is None else None,
+                condition=condition,
+                instance=instance,
+            ),
+            key_name=name.key if name.key != name.display else None,
         )
         children = raw.get("resources")
         if isinstance(children, list):
-            here = _Parent(resource_type, name_text)
+            here = _Parent(resource_type, name.key, name.display)
             for i, child in enumerate(children):
-                yield from self._resource(child, scope, pointer_join(pointer, "resources", i), None, here, depth)
-
-    def _id(self, raw: dict[str, Any], ev: Evaluator, scope: Scope, resource_type: str, name: str) -> str:
-        namespace, *types = resource_type.split("/")
-        names = name.split("/")
-        path = "/".join(f"{t}/{n}" for t, n in zip(types, names, strict=False))
-        extension_scope = ev.value(raw["scope"]) if "scope" in raw else None
-        if isinstance(extension_scope, str):
-            return f"{extension_scope.rstrip('/')}/providers/{namespace}/{path}"
-        return f"{scope.placement.group_id}/providers/{namespace}/{path}"
-
-    def _deployment(self, raw: dict[str, Any], scope: Scope, pointer: str, depth: int) -> Iterator[Resource]:
-        properties = raw.get("properties")
-        if not isinstance(properties, dict):
-            return
-        template = properties.get("template")
-        if not isinstance(template, dict):
-            if "templateLink" in properties:
-                self.warnings.append(
-                    f"{self.doc.path}: linked template at {pointer} cannot be read offline; not scanned"
-                )
-            return
-        ev = Evaluator(scope)
-        placement = scope.placement
-        group = ev.value(raw.get("resourceGroup")) if "resourceGroup" in raw else None
-        subscription = ev.value(raw.get("subscriptionId")) if "subscriptionId" in raw else None
-        if isinstance(group, str) or isinstance(subscription, str):
-            placement = Placement(
-                subscription if isinstance(subscription, str) else placement.subscription,
-                group if isinstance(group, str) else placement.resource_group,
-            )
-        nested_pointer = pointer_join(pointer, "properties", "template")
-        options = properties.get("expressionEvaluationOptions")
-        inner = isinstance(options, dict) and str(options.get("scope", "")).lower() == "inner"
-        if inner:
-            supplied = {}
-            given = properties.get("parameters")
-            for key, entry in given.items() if isinstance(given, dict) else []:
-                if isinstance(entry, dict) and "value" in entry:
-                    supplied[key] = ev.value(entry["value"])
-                elif isinstance(entry, dict) and "reference" in entry:
-                    supplied[key] = Unknown("parameter read from Key Vault at deployment")
-            nested = Scope(template, supplied, placement)
-        else:
-            nested = scope.child(placement=placement)
-        yield from self._template(template, nested, nested_pointer, depth + 1)
+                child_pointer = pointer_join(pointer, "resources", i)
+                yield from self._declaration(frame, f"{key}/{i}", child, child_pointer, scope, here, condition)
 
 
-def read_parameters(path: str) -> dict[str, Any]:
-    """Values from an ARM parameters file (``{"parameters": {"name": {"value": ...}}}``)."""
-    from pathlib import Path
+def _naming(raw_name: Any, ev: Evaluator, resource_type: str, parent: _Parent | None, instance: str) -> _Name:
+    """The resource's name for display, and the name chain its id is built from.
 
-    doc = load_document(Path(path), path)
-    section = doc.data.get("parameters")
-    if not isinstance(section, dict):
-        raise InputError(f"{path}: not an ARM parameters file (no 'parameters' object)")
-    values: dict[str, Any] = {}
-    for name, entry in section.items():
-        if isinstance(entry, dict) and "value" in entry:
-            values[name] = entry["value"]
-        elif isinstance(entry, dict) and "reference" in entry:
-            values[name] = Unknown("parameter read from Key Vault at deployment")
-    return values
+    A name known before deploy, or built only from symbolic unknowns (``st{name}``), is both.
+    Otherwise the display is the expression, and each segment that cannot be evaluated becomes
+    a placeholder unique to this declaration and copy: ``{hub.workspace}``. A child's segments
+    that can be evaluated still link it to its parent.
+    """
+    value = ev.value(raw_name)
+    if isinstance(value, Unknown) and value.symbol is not None:
+        value = value.symbol
+    if isinstance(value, str):
+        display = key = value
+        body: Any = value.rsplit("/", 1)[-1]
+    else:
+        display = raw_name if isinstance(raw_name, str) else str(raw_name)
+        key = _placeholder_chain(raw_name, ev, instance)
+        body = value
+    if parent is not None and resource_type.count("/") - 1 > key.count("/"):
+        key = f"{parent.key}/{key}"
+        display = f"{parent.display}/{display}"
+    return _Name(display, key, body)
 
 
-def read_template(doc: Document, parameters: Mapping[str, Any]) -> tuple[list[Resource], list[str]]:
-    reader = TemplateReader(doc, parameters)
+def _placeholder_chain(raw_name: Any, ev: Evaluator, instance: str) -> str:
+    """The name chain of a name that cannot be evaluated, keeping the segments that can:
+    ``format('{0}/{1}', parameters('ws'), x)`` with ``ws`` known keeps the workspace's name."""
+    placeholder = "{" + instance.replace("/", ".") + "}"
+    text = _partial_name(raw_name, ev)
+    if text is None:
+        return placeholder
+    segments = text.split("/")
+    unknown = [i for i, s in enumerate(segments) if _MARK in s]
+    if len(unknown) == 1:
+        segments[unknown[0]] = placeholder
+    else:
+        for n, i in enumerate(unknown):
+            segments[i] = placeholder[:-1] + f"#{n}}}"
+    return "/".join(segments)
+
+
+def _partial_name(raw_name: Any, ev: Evaluator) -> str | None:
+    """A ``format()`` or ``concat()`` name with each unknown argument replaced by a mark."""
+    if not (isinstance(raw_name, str) and is_expression(raw_name)):
+        return None
+    try:
+        node = parse(raw_name[1:-1])
+    except ExpressionError:
+        return None
+    if not isinstance(node, Call) or node.name not in ("format", "concat") or not node.args:
+        return None
+    parts: list[Any] = []
+    for arg in node.args:
+        value = ev.node_value(arg)
+        if isinstance(value, Unknown):
+            value = value.symbol if value.symbol is not None else _MARK
+        parts.append(value)
+    if not all(isinstance(p, (str, int)) and not isinstance(p, bool) for p in parts):
+        return None
+    if node.name == "concat":
+        return "".join(str(p) for p in parts)
+    template = parts[0]
+    if not isinstance(template, str):
+        return None
+    try:
+        return template.format(*parts[1:]) if "{" in template else template
+    except (IndexError, KeyError, ValueError):
+        return None
+
+
+def _resource_id(raw: dict[str, Any], ev: Evaluator, scope: Scope, resource_type: str, chain: str) -> str:
+    namespace, *types = resource_type.split("/")
+    names = chain.split("/")
+    path = "/".join(f"{t}/{n}" for t, n in zip(types, names, strict=False))
+    if "scope" in raw:  # an extension resource: its id continues the id of what it extends
+        extended = ev.value(raw["scope"])
+        if isinstance(extended, Unknown) and extended.symbol is not None:
+            extended = extended.symbol
+        if isinstance(extended, str):
+            # Bicep 2.0 writes the scope relative to the deployment's group: 'Microsoft.X/y/{0}'.
+            base = extended if extended.startswith("/") else f"{scope.placement.group_id}/providers/{extended}"
+            return f"{base.rstrip('/')}/providers/{namespace}/{path}"
+    return f"{scope.placement.group_id}/providers/{namespace}/{path}"
+
+
+def _truthy(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() != "false"
+    return bool(value)
+
+
+def _both(outer: str | None, inner: str) -> str:
+    return inner if outer is None else f"{outer} and {inner}"
+
+
+def _expression(raw: Any) -> str:
+    text = raw if isinstance(raw, str) else str(raw)
+    return text if len(text) <= 160 else text[:157] + "...]"
+
+
+def read_template(
+    doc: Document, location: Path, options: TemplateOptions
+) -> tuple[list[Resource], list[str], list[CoverageGap]]:
+    reader = TemplateReader(doc, location, options)
     resources = list(reader.resources())
-    return resources, reader.warnings
+    return resources, reader.warnings, reader.coverage

@@ -27,7 +27,7 @@ from scanner import azure_types as T
 from scanner import vmsizes
 from scanner.checkapi import SizeCatalog
 from scanner.errors import InputError
-from scanner.model import Origin, Resource, parse_resource_id
+from scanner.model import CoverageGap, Origin, Resource, parse_resource_id
 from scanner.sources.live.clients import ClientFactory
 from scanner.sources.live.metrics import LiveUtilization, collect_utilization
 
@@ -56,15 +56,6 @@ APPS_API = "2024-03-01"
 WORKSPACE_CHILDREN = ("computes", "onlineEndpoints", "serverlessEndpoints")
 DIAGNOSTICS_API = "2021-05-01-preview"
 ENVIRONMENT_TYPES = frozenset(t.lower() for t in (T.ENVIRONMENT_VERSION, T.REGISTRY_ENVIRONMENT_VERSION))
-
-
-@dataclass(frozen=True)
-class CoverageGap:
-    """Something the scan could not see, and why; findings there were not checked."""
-
-    scope: str
-    status: int | None
-    reason: str
 
 
 @dataclass
