@@ -26,13 +26,13 @@ def _inputs(kind_dir: str) -> list[Path]:
 
 @pytest.mark.parametrize("path", _inputs("terraform"), ids=lambda p: p.name)
 def test_every_corpus_plan_parses(path: Path) -> None:
-    loaded = load_file(path, str(path), {})
+    loaded = load_file(path, str(path))
     assert loaded.kind == TERRAFORM
 
 
 @pytest.mark.parametrize("path", [p for p in _inputs("arm") if p.parent.name != "whatif"], ids=lambda p: p.name)
 def test_every_corpus_template_parses(path: Path) -> None:
-    loaded = load_file(path, str(path), {})
+    loaded = load_file(path, str(path))
     assert loaded.kind == ARM
 
 
@@ -97,8 +97,8 @@ def test_plans_without_ai_resources_give_no_findings(corpus: Path, relative: str
 def test_destroy_plan_scans_nothing_and_pretty_printing_changes_nothing(corpus: Path) -> None:
     generated = corpus / "terraform/generated-tf1.11.4"
     assert scan(generated / "edge_plan3_destroy.json").resources_scanned == 0
-    one_line = load_file(generated / "tfdemo_plan.json", "a", {}).inventory.resources
-    pretty = load_file(generated / "tfdemo_plan.pretty.json", "b", {}).inventory.resources
+    one_line = load_file(generated / "tfdemo_plan.json", "a").inventory.resources
+    pretty = load_file(generated / "tfdemo_plan.pretty.json", "b").inventory.resources
     assert [r.id for r in one_line] == [r.id for r in pretty]
 
 

@@ -36,7 +36,7 @@ def test_rule_fails_and_passes_exactly_the_expected_resources(rule_id: str, form
 
     failed = {f.resource.name for f in result.findings if f.check.id == rule_id}
     undetermined = {u.resource.name for u in result.undetermined if u.check.id == rule_id}
-    inventory = load_file(Path(path), str(path), {}).inventory
+    inventory = load_file(Path(path), str(path)).inventory
     evaluated = {r.name for r in inventory.of_type(*check.resource_types) if not r.origin.reference_only}
     passed = evaluated - failed - undetermined
 

@@ -100,7 +100,7 @@ def test_deleted_and_forgotten_resources_are_not_deployed(tmp_path: Path) -> Non
             }
         },
     )
-    names = {r.name for r in load_file(path, "p", {}).inventory.resources}
+    names = {r.name for r in load_file(path, "p").inventory.resources}
     assert names == {"kept", "replaced"}
 
 
@@ -111,13 +111,13 @@ def test_supported_format_versions(tmp_path: Path, version: str) -> None:
         [change("azurerm_cognitive_account.a", "azurerm_cognitive_account", cognitive("a"), ["create"])],
         format_version=version,
     )
-    assert [r.name for r in load_file(path, "p", {}).inventory.resources] == ["a"]
+    assert [r.name for r in load_file(path, "p").inventory.resources] == ["a"]
 
 
 def test_unknown_major_version_is_rejected(tmp_path: Path) -> None:
     path = plan(tmp_path, [], format_version="2.0")
     with pytest.raises(InputError, match=r"unsupported Terraform plan format_version '2\.0'"):
-        load_file(path, "p", {})
+        load_file(path, "p")
 
 
 def test_known_after_apply_becomes_unknown_and_undetermined(tmp_path: Path) -> None:
@@ -135,7 +135,7 @@ def test_known_after_apply_becomes_unknown_and_undetermined(tmp_path: Path) -> N
             )
         ],
     )
-    resource = load_file(path, "p", {}).inventory.resources[0]
+    resource = load_file(path, "p").inventory.resources[0]
     assert isinstance(resource.get("properties.disableLocalAuth"), Unknown)
     result = scan(path, select=["AZAI-101"])
     assert not result.findings
@@ -157,7 +157,7 @@ def test_sensitive_values_become_unknown_and_never_print(tmp_path: Path) -> None
             )
         ],
     )
-    resource = load_file(path, "p", {}).inventory.resources[0]
+    resource = load_file(path, "p").inventory.resources[0]
     assert isinstance(resource.get("properties.customSubDomainName"), Unknown)
     for fmt in ("json", "text"):
         done = run_cli("scan", "--format", fmt, "--fail-on", "none", str(path))
@@ -337,7 +337,7 @@ def test_data_sources_resolve_regions_but_are_not_scanned(tmp_path: Path) -> Non
 
 def test_azapi_update_resource_is_merged_into_its_target(tmp_path: Path) -> None:
     path = Path(__file__).parent.parent / "fixtures" / "rules" / "AZAI-201" / "plan-azurerm.json"
-    instances = {r.name: r for r in load_file(path, "p", {}).inventory.resources}
+    instances = {r.name: r for r in load_file(path, "p").inventory.resources}
     assert instances["mlws/ciidle30"].get("properties.properties.idleTimeBeforeShutdown") == "PT30M"
     assert instances["mlws/cinoidle"].get("properties.properties.idleTimeBeforeShutdown") is None
 
@@ -361,7 +361,7 @@ def test_update_of_an_undeclared_resource_is_a_warning(tmp_path: Path) -> None:
         },
     }
     path = plan(tmp_path, [update])
-    assert any("does not declare" in w for w in load_file(path, "p", {}).warnings)
+    assert any("does not declare" in w for w in load_file(path, "p").warnings)
 
 
 def test_positions_point_into_single_line_plans(tmp_path: Path) -> None:
@@ -428,7 +428,7 @@ def test_azurerm_v3_and_v4_attribute_names_give_the_same_arm_resource(tmp_path: 
                 change("azurerm_storage_account.st", "azurerm_storage_account", storage, ["create"]),
             ],
         )
-        bodies.append({r.type: r.body["properties"] for r in load_file(path, "p", {}).inventory.resources})
+        bodies.append({r.type: r.body["properties"] for r in load_file(path, "p").inventory.resources})
     assert bodies[0] == bodies[1]
     assert bodies[0]["Microsoft.ContainerService/managedClusters/agentPools"]["enableAutoScaling"] is True
     assert bodies[0]["Microsoft.Storage/storageAccounts"] == {
@@ -500,7 +500,7 @@ def test_ids_known_only_after_apply_resolve_inside_blocks_and_for_extension_reso
             ),
         ),
     )
-    inventory = load_file(path, "p", {}).inventory
+    inventory = load_file(path, "p").inventory
     (oai,) = inventory.of_type("Microsoft.CognitiveServices/accounts")
     assert inventory.has_private_endpoint(oai)
     assert [s.name for s in inventory.extensions(oai, "Microsoft.Insights/diagnosticSettings")] == ["to-logs"]
@@ -536,7 +536,7 @@ def test_an_azapi_extension_resource_hangs_off_its_target(tmp_path: Path) -> Non
         ["create"],
         {"id": True},
     )
-    inventory = load_file(plan(tmp_path, [workspace, setting]), "p", {}).inventory
+    inventory = load_file(plan(tmp_path, [workspace, setting]), "p").inventory
     (ws,) = inventory.of_type("Microsoft.MachineLearningServices/workspaces")
     (logs,) = inventory.extensions(ws, "Microsoft.Insights/diagnosticSettings")
     assert logs.id == f"{workspace_id}/providers/Microsoft.Insights/diagnosticSettings/to-logs"
