@@ -8,7 +8,7 @@ from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, every_gap, sam
 from scanner import azure_types as T
 from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import Resource, get_path
-from scanner.unknown import known
+from scanner.unknown import Unknown, known
 
 
 @rule(
@@ -81,7 +81,8 @@ def compute_access(resource: Resource, ctx: CheckContext) -> Iterator[Violation]
     is the cluster's.
 
     A subnet id that is set to a value known only at deploy (a `reference()` or a module output)
-    counts as set: the compute is in a subnet.
+    counts as set: the compute is in a subnet. One set only under a condition nobody knows
+    before deploy (`if(useVnet, subnetId, null())`) may not be set at all: undetermined.
 
     ## Undetermined when
 
@@ -110,7 +111,10 @@ def _outside_network(compute: Resource, ctx: CheckContext) -> Iterator[Violation
     if not same_text(known(compute.get("properties.computeType")), "AmlCompute", "ComputeInstance"):
         return
     subnet = known(compute.get("properties.properties.subnet"))
-    if get_path(subnet, "id") is not None:  # set, even to an id known only at deploy
+    subnet_id = get_path(subnet, "id")
+    if isinstance(subnet_id, Unknown) and subnet_id.may_be_null:
+        known(subnet_id)  # if(c, id, null()): whether it is set at all is not known
+    if subnet_id is not None:  # set, even to an id known only at deploy
         return
     workspace = ctx.inventory.parent(compute)
     mode = known(workspace.get("properties.managedNetwork.isolationMode")) if workspace is not None else None

@@ -75,6 +75,20 @@ def _table(result: ScanResult, summary: CostSummary) -> str:
     return f'<table id="findings">{head}{"".join(rows)}</table>'
 
 
+def _coverage(result: ScanResult) -> str:
+    """What the scan could not read, so nobody takes the report as complete."""
+    if not result.coverage:
+        return ""
+    rows = "".join(
+        f"<tr><td>{html.escape(g.scope)}</td><td>{html.escape(g.status_label)}</td><td>{html.escape(g.reason)}</td></tr>"
+        for g in result.coverage
+    )
+    return (
+        f"<h2 id='coverage'>Incomplete: {len(result.coverage)} scope(s) not scanned</h2>"
+        f"<table><tr><th>scope</th><th>status</th><th>reason</th></tr>{rows}</table>"
+    )
+
+
 def render(result: ScanResult) -> bytes:
     summary = summarize(result)
     added = (
@@ -96,7 +110,7 @@ def render(result: ScanResult) -> bytes:
         f"<p class='note'>{html.escape(BASIS)}. Every figure below shows what was multiplied.</p>"
         f"<div class='charts'>{_bar_chart('Waste by rule (USD / month)', summary.by_rule, 'by-rule')}"
         f"{_bar_chart('Waste by resource group (USD / month)', summary.by_resource_group, 'by-group')}</div>"
-        f"<h2>Findings</h2>{_table(result, summary)}"
+        f"<h2>Findings</h2>{_table(result, summary)}{_coverage(result)}"
     )
     document = (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>azai report</title>'

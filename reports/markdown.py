@@ -185,7 +185,7 @@ def render(result: ScanResult) -> bytes:
             "| scope | status | reason |",
             "|---|---|---|",
         ]
-        lines += [f"| `{_cell(g.scope)}` | {g.status or ''} | {_cell(g.reason)} |" for g in result.coverage]
+        lines += [f"| `{_cell(g.scope)}` | {g.status_label} | {_cell(g.reason)} |" for g in result.coverage]
         lines.append("")
     if result.warnings:
         lines += ["### Warnings", ""] + [f"- {_cell(w)}" for w in result.warnings] + [""]

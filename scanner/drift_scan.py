@@ -179,6 +179,7 @@ def _iac_to_live(
     """Declared against live. A live scope that could not be read hides missing resources; an IaC
     file that could not be read (a linked template) hides what manages the unmanaged ones."""
     pairs, missing, added = match(declared, live)
+    missing = [r for r in missing if not r.origin.condition]  # it may rightly not exist
     groups = covered_groups(declared, pairs)
     unmanaged = [
         r

@@ -131,18 +131,12 @@ def evaluate(
             origin = resource.origin
             if origin.reference_only or origin.kind not in check.sources:
                 continue
-            violations: list[Violation] = []
-            unknown: UnknownValueError | None = None
-            inventory.watch_lookups()
-            try:
-                violations.extend(check.evaluate(resource, ctx))
-            except UnknownValueError as exc:
-                unknown = exc
-            doubt = _deployment_doubt(resource, inventory.conditional_lookups(), bool(violations))
+            outcome = _outcome(check, resource, ctx)
+            doubt = _deployment_doubt(check, resource, ctx, outcome)
             if doubt is not None:
-                path = violations[0].path if violations else unknown.path if unknown else None
-                undetermined.append(Undetermined(check, resource, path, doubt))
+                undetermined.append(Undetermined(check, resource, outcome.path, doubt))
                 continue
+            violations, unknown = outcome.violations, outcome.unknown
             before = len(findings)
             for violation in violations:
                 key = (check.id, resource.identity_key, violation.path.lower())
@@ -166,21 +160,58 @@ def evaluate(
     return result
 
 
-def _deployment_doubt(resource: Resource, looked_up: list[Resource], failed: bool) -> str | None:
+@dataclass
+class _Outcome:
+    """One rule on one resource: its violations, the unknown that stopped it, and the
+    conditional resources its lookups returned."""
+
+    violations: list[Violation]
+    unknown: UnknownValueError | None
+    looked_up: list[Resource]
+
+    @property
+    def path(self) -> str | None:
+        return self.violations[0].path if self.violations else self.unknown.path if self.unknown else None
+
+    @property
+    def verdict(self) -> tuple[object, ...]:
+        """What the outcome decides: the violations and whether an unknown stopped it."""
+        return (sorted((v.path.lower(), v.severity or 0) for v in self.violations), self.unknown is None)
+
+
+def _outcome(check: Check, resource: Resource, ctx: CheckContext) -> _Outcome:
+    violations: list[Violation] = []
+    unknown: UnknownValueError | None = None
+    ctx.inventory.watch_lookups()
+    try:
+        violations.extend(check.evaluate(resource, ctx))
+    except UnknownValueError as exc:
+        unknown = exc
+    return _Outcome(violations, unknown, ctx.inventory.conditional_lookups())
+
+
+def _deployment_doubt(check: Check, resource: Resource, ctx: CheckContext, outcome: _Outcome) -> str | None:
     """Why a rule's outcome on ``resource`` cannot be trusted, or None when it can.
 
     A template resource deployed only under a condition nobody knows before deploy cannot be
-    said to fail (it may never exist); a rule that passed or failed because of another such
-    resource (a diagnostic setting, a private endpoint) decided on something that may not exist.
+    said to fail (it may never exist). A rule that looked up such a resource (a diagnostic
+    setting, a private endpoint) is judged again as if it were not deployed: if the verdict
+    changes, it rests on something that may not exist. Only templates have such resources.
     """
-    others = [r for r in looked_up if r is not resource]
+    others = [r for r in outcome.looked_up if r is not resource]
     if others:
-        other = others[0]
-        return (
-            f"{other.type} '{other.name}', which this depends on, is deployed only if "
-            f"{other.origin.condition}, which is not known before deploy"
-        )
-    if failed and resource.origin.condition:
+        ctx.inventory.hide_conditional = True
+        try:
+            without = _outcome(check, resource, ctx)
+        finally:
+            ctx.inventory.hide_conditional = False
+        if without.verdict != outcome.verdict:
+            other = others[0]
+            return (
+                f"{other.type} '{other.name}', which this depends on, is deployed only if "
+                f"{other.origin.condition}, which is not known before deploy"
+            )
+    if outcome.violations and resource.origin.condition:
         return f"deployed only if {resource.origin.condition}, which is not known before deploy"
     return None
 

@@ -245,6 +245,7 @@ class Inventory:
     def __init__(self, resources: Iterable[Resource]) -> None:
         self.resources: list[Resource] = list(resources)
         self._looked_up: list[Resource] | None = None
+        self.hide_conditional = False  # lookups answer as if no conditional resource were deployed
         self._by_id: dict[str, Resource] = {}
         self._by_group_key: dict[tuple[str, str, str], Resource] = {}
         self._by_type: dict[str, list[Resource]] = defaultdict(list)
@@ -269,9 +270,14 @@ class Inventory:
         found, self._looked_up = self._looked_up or [], None
         return found
 
-    def _seen(self, found: Iterable[Resource]) -> None:
+    def _seen(self, found: list[Resource]) -> list[Resource]:
+        """What a lookup answers: recorded while watched, and without the conditional resources
+        while they are hidden."""
         if self._looked_up is not None:
             self._looked_up.extend(r for r in found if r.origin.condition)
+        if self.hide_conditional:
+            return [r for r in found if not r.origin.condition]
+        return found
 
     def _index(self, resource: Resource) -> None:
         key = resource.id.lower()
@@ -326,7 +332,7 @@ class Inventory:
         """
         found = self._find(resource_id)
         if found is not None and found.origin.condition:
-            self._seen((found,))
+            return next(iter(self._seen([found])), None)
         return found
 
     def _find(self, resource_id: Any) -> Resource | None:
@@ -350,8 +356,7 @@ class Inventory:
         found = self._children.get(parent.id.lower(), [])
         if child_type is not None:
             found = [c for c in found if c.type_key == child_type.lower()]
-        self._seen(found)
-        return list(found)
+        return list(self._seen(found))
 
     def parent(self, child: Resource) -> Resource | None:
         parent_id = child.parent_id
@@ -359,7 +364,9 @@ class Inventory:
 
     # Relationships the Well-Architected AI rules ask about.
 
-    def workspace_dependency(self, workspace: Resource, path: str, label: str) -> Resource | Unknown | None:
+    def workspace_dependency(
+        self, workspace: Resource, path: str, label: str, through_hub: bool = True
+    ) -> Resource | Unknown | None:
         """The resource a workspace names at ``path`` (``properties.storageAccount``,
         ``properties.keyVault``, ``properties.containerRegistry``), or None when it names none.
 
@@ -371,7 +378,7 @@ class Inventory:
         ref = workspace.get(path)
         if ref is None:
             hub = workspace.get("properties.hubResourceId")
-            if hub is None or not _may_be_project(workspace):
+            if hub is None or not through_hub or not _may_be_project(workspace):
                 return None
             found = self.get(hub)
             if found is None or isinstance(hub, Unknown):
@@ -381,7 +388,7 @@ class Inventory:
                 return Unknown(
                     f"the hub of project workspace '{workspace.name}' {reason}", path="properties.hubResourceId"
                 )
-            return self.workspace_dependency(found, path, label) if found is not workspace else None
+            return self.workspace_dependency(found, path, label, through_hub=False)  # a hub has no hub
         if isinstance(ref, Unknown):
             return Unknown(f"the {label} of workspace '{workspace.name}' is not known before deploy", path=path)
         found = self.get(ref)
@@ -412,9 +419,7 @@ class Inventory:
                 if named is not None:
                     index[named].append(referrer)
             self._reverse[key] = index
-        found = index.get(target, [])
-        self._seen(found)
-        return list(found)
+        return list(self._seen(index.get(target, [])))
 
     def extensions(self, target: Resource, extension_type: str) -> list[Resource]:
         """Extension resources attached to ``target`` (diagnostic settings): their ids are the
@@ -429,9 +434,7 @@ class Inventory:
                 if extended is not None:
                     index[extended].append(extension)
             self._reverse[key] = index
-        found = index.get(target, [])
-        self._seen(found)
-        return list(found)
+        return list(self._seen(index.get(target, [])))
 
     def has_private_endpoint(self, target: Resource) -> bool:
         """Whether a private endpoint connects to ``target``: a declared one that names it as its

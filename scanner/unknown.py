@@ -31,16 +31,21 @@ class Unknown:
     region even though nobody knows which one.
     """
 
-    __slots__ = ("path", "reason", "symbol")
+    __slots__ = ("may_be_null", "path", "reason", "symbol")
 
-    def __init__(self, reason: str, symbol: str | None = None, path: str | None = None) -> None:
+    def __init__(
+        self, reason: str, symbol: str | None = None, path: str | None = None, may_be_null: bool = False
+    ) -> None:
         self.reason = reason
         self.symbol = symbol
         self.path = path
+        # Whether the value may turn out to be null (``if(c, x, null())``): a property set to
+        # such a value is not known to be set.
+        self.may_be_null = may_be_null
 
     def at(self, path: str) -> Unknown:
         """The same unknown, labelled with the property path it was read from."""
-        return Unknown(self.reason, self.symbol, path)
+        return Unknown(self.reason, self.symbol, path, self.may_be_null)
 
     def _undecidable(self, *_: object) -> NoReturn:
         raise UnknownValueError(self)

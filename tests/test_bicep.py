@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from scanner.engine import ScanResult
+from scanner.model import Resource
 from scanner.scan import ScanRequest, run_scan
 from scanner.sources import load_file
 from scanner.sources.arm.parameters import read_parameters
@@ -41,12 +42,16 @@ def template_options(parameters: str, environ: Mapping[str, str]) -> TemplateOpt
     return TemplateOptions(read_parameters(str(BICEP / parameters), environ))
 
 
-def outcomes(result: ScanResult, rule: str) -> dict[str, set[str]]:
-    """Resource names per outcome for one rule."""
+def outcomes(result: ScanResult, rule: str, by_declaration: bool = False) -> dict[str, set[str]]:
+    """Resource names (or declaration chains) per outcome for one rule."""
+
+    def label(resource: Resource) -> str:
+        return str(resource.origin.instance) if by_declaration else resource.name
+
     return {
-        "fail": {f.resource.name for f in result.findings if f.check.id == rule},
-        "undetermined": {u.resource.name for u in result.undetermined if u.check.id == rule},
-        "pass": {r.name for c, r in result.passed if c.id == rule},
+        "fail": {label(f.resource) for f in result.findings if f.check.id == rule},
+        "undetermined": {label(u.resource) for u in result.undetermined if u.check.id == rule},
+        "pass": {label(r) for c, r in result.passed if c.id == rule},
     }
 
 
@@ -132,25 +137,33 @@ def test_nullable_types_through_definitions_make_optional_loops_run_zero_times()
     assert outcomes(result, "AZAI-501") == {"fail": {"oai-nullable"}, "pass": set(), "undetermined": set()}
 
 
-AZD = {"AZURE_ENV_NAME": "dev", "AZURE_LOCATION": "swedencentral", "AZURE_SEARCH_ADMIN_KEY": "s3cr3t-key"}
+AZD = {
+    "AZURE_ENV_NAME": "dev",
+    "AZURE_LOCATION": "swedencentral",
+    "AZURE_SEARCH_ADMIN": "s3cr3t-admin",  # a secure parameter's value: read, never shown
+    "AZURE_OPENAI_API_KEY": "s3cr3t-key",  # a credential's name: never read
+}
 
 
 def test_azd_placeholders_resolve_like_azd_and_say_how() -> None:
     result = scan("azd/main.json", ["AZAI-101", "AZAI-108", "AZAI-201"], "azd/main.parameters.json", AZD)
     # ${AZURE_OPENAI_DISABLE_LOCAL_AUTH=true} is true; ${AZURE_DEPLOY_GPU_CLUSTER=false} is false,
     # not the truthy text "${...=false}": the always-on GPU cluster is not deployed.
-    assert outcomes(result, "AZAI-101")["pass"] == {"oai-socno3kexblys"}
+    assert outcomes(result, "AZAI-101", by_declaration=True)["pass"] == {"openai"}
     assert not [f for f in result.findings if f.check.id == "AZAI-201"]
     # ${AZURE_PUBLIC_NETWORK_ACCESS} has neither a variable nor a default: unknown.
-    assert outcomes(result, "AZAI-108")["undetermined"] == {"oai-socno3kexblys"}
+    assert outcomes(result, "AZAI-108", by_declaration=True)["undetermined"] == {"openai"}
     [line] = [w for w in result.warnings if "azd placeholders" in w]
-    assert "${AZURE_LOCATION} = 'swedencentral' from the environment" in line
-    assert "${AZURE_DEPLOY_GPU_CLUSTER=false} = 'false' from the default" in line
-    assert "${AZURE_PUBLIC_NETWORK_ACCESS} is unknown" in line
-    assert "(secure parameter, not shown)" in line and "s3cr3t" not in line
+    assert "${AZURE_LOCATION} (location) = 'swedencentral' from the environment" in line
+    assert "${AZURE_DEPLOY_GPU_CLUSTER} (deployGpuCluster) = 'false' from its default" in line
+    assert "${AZURE_PUBLIC_NETWORK_ACCESS} (publicNetworkAccess) is unknown" in line
+    assert "${AZURE_SEARCH_ADMIN} (searchAdminKey) = (not shown) from the environment" in line
+    assert "${AZURE_OPENAI_API_KEY} (openaiApiKey) gives no value, so the template's default applies " in line
+    assert "(the variable was not read: its name looks like a credential)" in line
+    assert "s3cr3t" not in line
     # An unset placeholder leaves the parameter out, as azd does: the template's default applies,
     # so the role assignment for an empty principal is not deployed.
-    assert "${AZURE_PRINCIPAL_ID} is not set, so the template's default for 'principalId' applies" in line
+    assert "${AZURE_PRINCIPAL_ID} (principalId) gives no value, so the template's default applies" in line
     loaded = load_file(BICEP / "azd/main.json", "main.json", template_options("azd/main.parameters.json", AZD))
     assert "Microsoft.Authorization/roleAssignments" not in {r.type for r in loaded.inventory.resources}
 
@@ -158,8 +171,8 @@ def test_azd_placeholders_resolve_like_azd_and_say_how() -> None:
 def test_azd_environment_variables_win_over_defaults() -> None:
     environ = {**AZD, "AZURE_OPENAI_DISABLE_LOCAL_AUTH": "false", "AZURE_DEPLOY_GPU_CLUSTER": "true"}
     result = scan("azd/main.json", ["AZAI-101", "AZAI-201"], "azd/main.parameters.json", environ)
-    assert outcomes(result, "AZAI-101")["fail"] == {"oai-socno3kexblys"}
-    assert outcomes(result, "AZAI-201")["fail"] == {"mlw-socno3kexblys/gpu"}
+    assert outcomes(result, "AZAI-101", by_declaration=True)["fail"] == {"openai"}
+    assert outcomes(result, "AZAI-201", by_declaration=True)["fail"] == {"gpuCluster"}
 
 
 def test_secrets_from_the_environment_appear_in_no_report(tmp_path: Path) -> None:
@@ -188,7 +201,7 @@ def test_linked_templates_are_read_from_beside_the_template() -> None:
         ("oai-uri", "linked/modules/account.json"),
     ]
     assert [(g.scope, g.kind) for g in loaded.coverage] == [
-        ("linked/main.json: linked template at /resources/4", "template")
+        ("linked/main.json: module 4 at /resources/4: linked template", "template")
     ]
     assert "modules/missing.json was not found" in loaded.coverage[0].reason
 
@@ -217,7 +230,12 @@ def test_an_unreadable_linked_template_makes_the_scan_incomplete_in_every_format
     report = json.loads(done.stdout)
     assert report["summary"]["complete"] is False and not report["summary"]["failed"]
     assert [(c["kind"], c["status"]) for c in report["coverage"]] == [("template", None)]
-    for fmt, marker in (("text", "INCOMPLETE"), ("markdown", "Incomplete"), ("junit", 'name="coverage"')):
+    for fmt, marker in (
+        ("text", "INCOMPLETE"),
+        ("markdown", "Incomplete"),
+        ("junit", 'name="coverage"'),
+        ("html", "Incomplete: 1 scope(s) not scanned"),
+    ):
         shown = run_cli("scan", linked, "--fail-on", "critical", "--format", fmt)
         assert shown.returncode == 3 and marker in shown.stdout, fmt
         assert "modules/missing.json" in shown.stdout, fmt
@@ -267,3 +285,19 @@ def test_environment_follows_the_cloud(cloud: str, zone: str, fails: set[str]) -
     resources = load_file(BICEP / "environment/main.json", "main.json", TemplateOptions(cloud=cloud)).inventory
     assert zone in {r.name for r in resources.resources}
     assert outcomes(scan("environment/main.json", ["AZAI-101"], cloud=cloud), "AZAI-101")["fail"] == fails
+
+
+def test_a_subnet_set_at_deploy_counts_and_one_that_may_be_null_does_not() -> None:
+    result = scan("maybe-null/main.json", ["AZAI-104"])
+    assert outcomes(result, "AZAI-104") == {
+        "fail": {"ws-net/no-subnet"},
+        "pass": {"ws-net/in-subnet"},  # a module output known only at deploy: set
+        "undetermined": {"ws-net/maybe-subnet"},  # if(useVnet, id, null()): maybe not set at all
+    }
+
+
+def test_a_template_loaded_into_a_variable_is_a_module_with_its_own_parameters() -> None:
+    # Bicep's loadJsonContent(): "template": "[variables('$fxv#0')]", expressions escaped as '[['.
+    result = scan("loaded-template/main.json", ["AZAI-101"])
+    assert outcomes(result, "AZAI-101") == {"fail": {"oai-keyed"}, "pass": {"oai-keyless"}, "undetermined": set()}
+    assert result.complete

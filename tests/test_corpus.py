@@ -34,6 +34,7 @@ def test_every_corpus_plan_parses(path: Path) -> None:
 def test_every_corpus_template_parses(path: Path) -> None:
     loaded = load_file(path, str(path))
     assert loaded.kind == ARM
+    assert not loaded.coverage  # none links a template it does not hold
 
 
 def _rule_hits(path: Path, rule_id: str, parameters: Path | None = None) -> list[tuple[str, str]]:

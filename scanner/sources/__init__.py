@@ -38,6 +38,7 @@ class LoadedInput:
     inventory: Inventory
     warnings: list[str] = field(default_factory=list)
     coverage: list[CoverageGap] = field(default_factory=list)  # what could not be read (linked templates)
+    linked: set[Path] = field(default_factory=set)  # files a template read as its linked templates
     utilization: UtilizationSource | None = None  # live scans: measured utilization
     sizes: SizeCatalog | None = None  # live scans: the size table plus SKU-confirmed GPU sizes
 
@@ -65,11 +66,18 @@ def load_file(path: Path, display: str, options: TemplateOptions | None = None) 
     kind = detect(doc)
     resources: list[Resource]
     coverage: list[CoverageGap] = []
+    linked: set[Path] = set()
     try:
         if kind == TERRAFORM:
             resources, warnings = read_plan(doc)
         elif kind == ARM:
-            resources, warnings, coverage = read_template(doc, path, options or TemplateOptions())
+            template = read_template(doc, path, options or TemplateOptions())
+            resources, warnings, coverage, linked = (
+                template.evaluated,
+                template.warnings,
+                template.coverage,
+                template.linked,
+            )
         elif kind == SNAPSHOT:
             resources, warnings = read_snapshot(doc)[0], []
         else:
@@ -77,7 +85,7 @@ def load_file(path: Path, display: str, options: TemplateOptions | None = None) 
         inventory = Inventory(resources)
     except RecursionError:
         raise InputError(f"{display}: nesting is too deep to evaluate") from None
-    return LoadedInput(display, kind, inventory, warnings, coverage)
+    return LoadedInput(display, kind, inventory, warnings, coverage, linked)
 
 
 def expand_paths(paths: Iterable[str]) -> list[tuple[Path, str, bool]]:
@@ -106,13 +114,16 @@ def load_inputs(
     With ``skip_unknown``, a file named explicitly that is not a recognised format is skipped
     too (pre-commit hands over every changed ``*.json``, including package.json).
     """
-    loaded: list[LoadedInput] = []
+    loaded: list[tuple[LoadedInput, Path, bool]] = []
     warnings: list[str] = []
     for path, display, explicit in expand_paths(paths):
         try:
-            loaded.append(load_file(path, display, options))
+            loaded.append((load_file(path, display, options), path.resolve(), explicit))
         except InputError as exc:
             if explicit and not (skip_unknown and isinstance(exc, UnrecognisedInput)):
                 raise
             warnings.append(f"skipped {exc}")
-    return loaded, warnings
+    # A module found while walking a folder is scanned as part of the template that links it,
+    # not again on its own (without the values that template gives it).
+    linked = {file for item, _, _ in loaded for file in item.linked}
+    return [item for item, file, explicit in loaded if explicit or file not in linked], warnings

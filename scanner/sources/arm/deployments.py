@@ -11,7 +11,9 @@ Module parameters are bound the way ARM binds them: ``{"value": ...}``, a Key Va
 ``{"reference": ...}`` (a secret: unknown, never read), or a whole entry written as an expression
 (Bicep's ``[if(c, createObject('value', a), createObject('value', b))]``). A linked template is
 read from ``templateLink.relativePath``, or from a ``uri`` that names a file beside the scanned
-template; one that cannot be read is a coverage gap, and the scan is incomplete.
+template, and only from inside the repository (or folder) the scanned template is in; one that
+cannot be read is a coverage gap, and the scan is incomplete. So is a template that expands to
+more than a scan will evaluate.
 """
 
 from __future__ import annotations
@@ -20,31 +22,42 @@ import os
 import re
 import urllib.parse
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from pathlib import Path, PurePosixPath
+from typing import Any, NamedTuple
 
 from scanner import azure_types as T
 from scanner.errors import InputError
 from scanner.jsondoc import Document, load_document, pointer_join
 from scanner.model import CoverageGap, parse_resource_id
-from scanner.sources.arm.evaluator import ROOT_DEPLOYMENT, Evaluator, Placement, Scope, is_secure, resolve_definition
+from scanner.sources.arm.evaluator import ROOT_DEPLOYMENT, Evaluator, Placement, Scope, is_secure
+from scanner.sources.arm.functions import Partial
 from scanner.sources.arm.parameters import SECRET_REFERENCE, ParameterFile
 from scanner.unknown import Unknown
 
 MAX_NESTING = 20
 MAX_COPY = 800  # ARM's limit on a copy loop's count
-_INDEXED = re.compile(r"^(?P<name>.+?)\[(?P<index>\d+)\]$")
+# What one scanned file may expand to (resources and module instances). ARM deploys at most 800
+# resources per template; links that branch and rejoin can multiply far beyond that.
+MAX_INSTANCES = 20_000
+
+
+_COPIES = re.compile(r"\[(\d+|\?)\]")
+
+
+class BudgetExceeded(Exception):
+    """The scanned file expands to more instances than a scan evaluates."""
 
 
 @dataclass
 class Session:
     """What every template instance of one scanned file shares: the cloud, where warnings and
-    coverage gaps go, and the folders linked templates may be read from."""
+    coverage gaps go, the folder linked templates may be read from, and the instance budget."""
 
     cloud: str
-    roots: tuple[Path, ...]
+    root: Path  # resolved; linked templates must lie under it
     warnings: list[str] = field(default_factory=list)
     coverage: list[CoverageGap] = field(default_factory=list)
+    instances: int = 0
     _said: set[str] = field(default_factory=set)
     _documents: dict[Path, Document] = field(default_factory=dict)
 
@@ -54,7 +67,36 @@ class Session:
             self.warnings.append(message)
 
     def gap(self, scope: str, reason: str) -> None:
-        self.coverage.append(CoverageGap(scope, None, reason, kind="template"))
+        gap = CoverageGap(scope, None, reason, kind="template")
+        if gap not in self.coverage:
+            self.coverage.append(gap)
+
+    def spend(self) -> None:
+        self.instances += 1
+        if self.instances > MAX_INSTANCES:
+            raise BudgetExceeded
+
+    def document(self, path: Path, display: str) -> Document:
+        """A linked file, read once however many modules link it."""
+        resolved = path.resolve()
+        if resolved not in self._documents:
+            self._documents[resolved] = load_document(path, display)
+        return self._documents[resolved]
+
+    @property
+    def linked(self) -> set[Path]:
+        """The files read as linked templates or parameters files."""
+        return set(self._documents)
+
+
+class _Named(NamedTuple):
+    """A declaration whose type and name evaluate, for ``reference()`` by id or name."""
+
+    type: str
+    name: str
+    key: str
+    raw: dict[str, Any]
+    index: Any
 
 
 class TemplateFrame:
@@ -82,11 +124,16 @@ class TemplateFrame:
         self._path = path
         self.depth = depth
         self._deployment_name = deployment_name
+        # Expressions evaluate in ``scope`` (an outer-scope module's is its parent's); the
+        # resources deploy to ``placement``.
         self.scope = scope or Scope(template, supplied or {}, placement or Placement(), frame=self)
+        self.placement = placement or self.scope.placement
+        self.ancestry: frozenset[Path] = frozenset({location.resolve()})  # files up the chain of links
+        self._template_uri = _file_uri(location, session.root)
         self._modules: dict[tuple[str, Any], TemplateFrame | None] = {}
         self._outputs: dict[str, Any] | None = None
-        self._named: list[tuple[str, str, str, dict[str, Any], Any]] | None = None
-        self.ancestry: frozenset[Path] = frozenset({location.resolve()})  # files up the chain of links
+        self._named: list[_Named] | None = None
+        self.placeholders: set[str] = set()  # placeholder names given in this frame
 
     # -- the Frame protocol the evaluator uses ---------------------------------------------
 
@@ -104,7 +151,7 @@ class TemplateFrame:
 
     @property
     def template_uri(self) -> str:
-        return self.location.resolve().as_uri()
+        return self._template_uri
 
     def warn(self, message: str) -> None:
         where = f" (module {self._path})" if self._path else ""
@@ -114,26 +161,23 @@ class TemplateFrame:
         found = self._find(target)
         if found is None:
             return Unknown(f"reference('{_short(target)}') reads a resource this template does not deploy")
-        key, raw, index = found
-        if raw.get("existing") is True:
+        if found.raw.get("existing") is True:
             return Unknown(f"reference('{_short(target)}') reads an existing resource's state")
-        scope = self.instance_scope(raw, index)
-        if _is_deployment(raw, scope):
-            module = self.module(key, raw, scope, index)
+        scope = self.instance_scope(found.raw, found.index)
+        if _is_deployment(found.raw, scope):
+            pointer = pointer_join(self.pointer, "resources", found.key)
+            module = self.module(found.key, found.raw, scope, found.index, pointer)
             if module is None:
-                return Unknown(f"module '{key}' could not be evaluated")
-            outputs = {"outputs": module.outputs()}
-            return {"properties": outputs} if full else outputs
+                return Unknown(f"module '{found.key}' could not be evaluated")
+            outputs = Partial(outputs=module.outputs())
+            return Partial(properties=outputs) if full else outputs
         if not full:
             return Unknown(f"reference('{_short(target)}') reads the deployed resource's state")
         ev = Evaluator(scope)
-        return {
-            "location": ev.value(raw["location"])
-            if "location" in raw
-            else Unknown("the resource declares no location"),
-            "type": ev.value(raw.get("type")),
-            "name": ev.value(raw.get("name")),
-        }
+        known = Partial(type=ev.value(found.raw.get("type")), name=ev.value(found.raw.get("name")))
+        if "location" in found.raw:
+            known["location"] = ev.value(found.raw["location"])
+        return known
 
     # -- declarations and modules ----------------------------------------------------------
 
@@ -158,28 +202,28 @@ class TemplateFrame:
             return self.scope
         return self.scope.child(copy_index=index, loops={**self.scope.loops, str(copy.get("name", "")): index})
 
-    def module(self, key: str, raw: dict[str, Any], scope: Scope, index: Any) -> TemplateFrame | None:
+    def module(self, key: str, raw: dict[str, Any], scope: Scope, index: Any, pointer: str) -> TemplateFrame | None:
         """The template instance one copy of a nested deployment deploys, built once."""
         cache_key = (key, _index_text(index) if index is not None else None)
         if cache_key in self._modules:
             return self._modules[cache_key]
         self._modules[cache_key] = None  # a module that (wrongly) refers to itself stops here
-        module = self._build_module(key, raw, scope, index)
+        module = self._build_module(key, raw, scope, index, pointer)
         self._modules[cache_key] = module
         return module
 
     def outputs(self) -> dict[str, Any]:
         """The template's outputs, ``{name: {"type": ..., "value": ...}}``, evaluated once.
-        Secure outputs are never read."""
+        Secure outputs are never read; while they are being evaluated (a cycle) they are unknown."""
         if self._outputs is not None:
             return self._outputs
-        self._outputs = {}
+        self._outputs = Partial()
         raw = self.template.get("outputs")
         out: dict[str, Any] = {}
         for name, spec in raw.items() if isinstance(raw, dict) else []:
             if not isinstance(spec, dict):
                 continue
-            if is_secure(resolve_definition(self.template, spec)):
+            if is_secure(self.template, spec):
                 value: Any = Unknown(f"secure output '{name}' is not read")
             elif isinstance(spec.get("copy"), dict):
                 value = self._output_copy(spec["copy"])
@@ -195,22 +239,30 @@ class TemplateFrame:
             return Unknown("output copy count is not known")
         return [Evaluator(self.scope.child(copy_index=i)).value(spec.get("input")) for i in range(count)]
 
-    def _build_module(self, key: str, raw: dict[str, Any], scope: Scope, index: Any) -> TemplateFrame | None:
-        pointer = pointer_join(self.pointer, "resources", key)
+    def _build_module(
+        self, key: str, raw: dict[str, Any], scope: Scope, index: Any, pointer: str
+    ) -> TemplateFrame | None:
         path = self.instance_path(key, index)
+        # One gap for a declaration, however many copies of it (or of its parents) there are.
+        where = f"{self.document.path}: module {_COPIES.sub('', path)} at {pointer}"
         if self.depth >= MAX_NESTING:
-            self.session.warn(
-                f"{self.document.path}: nested deployments deeper than {MAX_NESTING} at {pointer} were not evaluated"
-            )
+            self.session.gap(where, f"nested deployments deeper than {MAX_NESTING} levels were not evaluated")
             return None
         properties = raw.get("properties")
         if not isinstance(properties, dict):
+            self.session.gap(where, "the deployment has no properties")
             return None
+        self.session.spend()
         ev = Evaluator(scope)
         placement = _placement(raw, ev, scope.placement, path)
         name = ev.value(raw.get("name", ""))
-        deployment_name = name if isinstance(name, str) else str(name.symbol or f"{{{path}}}")
+        deployment_name = name if isinstance(name, str) else str(name.symbol or f"{{{path.replace('/', '.')}}}")
         template = properties.get("template")
+        if isinstance(template, str):  # Bicep's loadJsonContent(): a variable holds the template
+            template = ev.value(template)
+            if not isinstance(template, dict):
+                self.session.gap(where, "the deployment's template is an expression not known before deploy")
+                return None
         if isinstance(template, dict):
             document, location, template_pointer = (
                 self.document,
@@ -218,36 +270,39 @@ class TemplateFrame:
                 pointer_join(pointer, "properties", "template"),
             )
             options = properties.get("expressionEvaluationOptions")
-            inner = isinstance(options, dict) and str(options.get("scope", "")).lower() == "inner"
+            scope_option = str(options.get("scope", "")).lower() if isinstance(options, dict) else ""
+            # Parameters can only be given to a template evaluated in its own scope.
+            inner = scope_option == "inner" or bool(properties.get("parameters"))
         elif "templateLink" in properties:
-            linked = self._linked(properties["templateLink"], ev, pointer, "template")
+            linked = self._linked(properties["templateLink"], ev, where, "template")
             if linked is None:
                 return None
             document, location = linked
             template, template_pointer, inner = document.data, "", True
         else:
+            self.session.gap(where, "the deployment has neither a template nor a templateLink")
             return None
         common = (self.session, document, location, template, template_pointer, path, self.depth + 1, deployment_name)
         if inner:
-            module = TemplateFrame(
-                *common, supplied=self._module_parameters(properties, ev, pointer), placement=placement
-            )
-        else:  # outer scope: the parent's parameters and variables, the module's placement
-            module = TemplateFrame(*common, scope=scope.child(placement=placement))
+            supplied = self._module_parameters(properties, ev, where)
+            module = TemplateFrame(*common, supplied=supplied, placement=placement)
+        else:  # outer scope: the parent's expressions (and resource group), the module's placement
+            module = TemplateFrame(*common, scope=scope, placement=placement)
         module.ancestry = self.ancestry | {location.resolve()}
         return module
 
-    def _module_parameters(self, properties: dict[str, Any], ev: Evaluator, pointer: str) -> dict[str, Any]:
+    def _module_parameters(self, properties: dict[str, Any], ev: Evaluator, where: str) -> dict[str, Any]:
         given = properties.get("parameters")
-        if isinstance(given, str):  # the whole object as one expression
+        evaluated = isinstance(given, str)
+        if evaluated:  # the whole object as one expression
             given = ev.value(given)
         supplied: dict[str, Any] = {}
         if isinstance(given, dict):
             for name, entry in given.items():
-                supplied[str(name)] = _parameter_entry(name, entry, ev)
+                supplied[str(name)] = _parameter_entry(name, entry, ev, evaluated)
         link = properties.get("parametersLink")
         if link is not None:
-            linked = self._linked(link, ev, pointer, "parameters file")
+            linked = self._linked(link, ev, where, "parameters file")
             section = linked[0].data.get("parameters") if linked is not None else None
             for name, entry in section.items() if isinstance(section, dict) else []:
                 if isinstance(entry, dict) and "reference" in entry:
@@ -258,46 +313,53 @@ class TemplateFrame:
 
     # -- linked templates ------------------------------------------------------------------
 
-    def _linked(self, link: Any, ev: Evaluator, pointer: str, what: str) -> tuple[Document, Path] | None:
+    def _linked(self, link: Any, ev: Evaluator, where: str, what: str) -> tuple[Document, Path] | None:
         """The file a ``templateLink`` or ``parametersLink`` names, read from beside the
         template; a coverage gap (the scan is incomplete) when it cannot be read."""
-        where = f"{self.document.path}: linked {what} at {pointer}"
+        where = f"{where}: linked {what}"
         if not isinstance(link, dict):
             self.session.gap(where, "the link is not an object")
             return None
-        candidates, described = self._link_candidates(link, ev)
+        candidates, described = self._link_candidates(link, ev, relative_allowed=what == "template")
         if described is None:
-            self.session.gap(where, "the link names no file (a template spec, or a uri not known before deploy)")
+            self.session.gap(where, "the link names no file here (a template spec, or a uri not known before deploy)")
             return None
-        inside = [c for c in candidates if any(c.resolve().is_relative_to(root) for root in self.session.roots)]
-        found = next((c for c in inside if c.is_file()), None)
+        try:
+            inside = [c for c in candidates if c.resolve().is_relative_to(self.session.root)]
+            found = next((c for c in inside if c.is_file()), None)
+        except (OSError, ValueError) as exc:
+            self.session.gap(where, f"{described} cannot be opened: {exc}")
+            return None
         if found is None:
-            reason = "was not found beside the scanned template" if inside else "is outside the scanned folder"
+            outside = len(inside) < len(candidates)
+            reason = "is outside the scanned repository" if outside else "was not found beside the scanned template"
             self.session.gap(where, f"{described} {reason}; not scanned")
             return None
-        resolved = found.resolve()
-        if resolved in self.ancestry:
+        if found.resolve() in self.ancestry:
             self.session.gap(where, f"{described} links back to a template that links to it; not scanned")
             return None
-        document = self.session._documents.get(resolved)
-        if document is None:
-            display = os.path.normpath(
-                os.path.join(os.path.dirname(self.document.path), os.path.relpath(found, self.location.parent))
-            )
-            try:
-                document = load_document(found, display)
-            except InputError as exc:
-                self.session.gap(where, str(exc))
-                return None
-            self.session._documents[resolved] = document
+        try:
+            document = self.session.document(found, self._display(found))
+        except InputError as exc:
+            self.session.gap(where, str(exc))
+            return None
+        if urllib.parse.urlsplit(described).scheme in ("http", "https"):
+            self.session.warn(f"{where}: {described} was read from {document.path}")
         if what == "template" and not isinstance(document.data.get("resources"), (list, dict)):
             self.session.gap(where, f"{document.path} is not an ARM template")
             return None
         return document, found
 
-    def _link_candidates(self, link: dict[str, Any], ev: Evaluator) -> tuple[list[Path], str | None]:
+    def _display(self, found: Path) -> str:
+        """How reports name a linked file: relative to the file that links it, as given."""
+        relative = os.path.relpath(found.resolve(), self.location.resolve().parent)
+        return os.path.normpath(os.path.join(os.path.dirname(self.document.path), relative))
+
+    def _link_candidates(
+        self, link: dict[str, Any], ev: Evaluator, relative_allowed: bool
+    ) -> tuple[list[Path], str | None]:
         base = self.location.parent
-        relative = ev.value(link["relativePath"]) if "relativePath" in link else None
+        relative = ev.value(link["relativePath"]) if relative_allowed and "relativePath" in link else None
         if isinstance(relative, str):
             return [base / relative], relative
         uri = ev.value(link["uri"]) if "uri" in link else None
@@ -305,39 +367,47 @@ class TemplateFrame:
             return [], None
         parsed = urllib.parse.urlsplit(uri)
         shown = urllib.parse.urlunsplit((parsed.scheme, parsed.netloc, parsed.path, "", ""))  # no SAS token
-        if parsed.scheme == "file":
-            return [Path(urllib.parse.unquote(parsed.path))], shown
-        parts = [p for p in urllib.parse.unquote(parsed.path).split("/") if p and p != ".."]
+        path = urllib.parse.unquote(parsed.path)
+        if parsed.scheme == "file":  # deployment().properties.templateLink.uri: relative to the root
+            return [self.session.root / path.lstrip("/")], path.lstrip("/")
         if not parsed.scheme:
-            return [base / urllib.parse.unquote(parsed.path)], shown
-        # A template published next to this one: the longest tail of the URL path that exists here.
-        return [base.joinpath(*parts[i:]) for i in range(len(parts))], shown
+            return [base / path], shown
+        # A template published next to this one: a tail of the URL path (its file and at least
+        # one folder) that exists here, longest first.
+        parts = [p for p in path.split("/") if p and p != ".."]
+        return [base.joinpath(*parts[i:]) for i in range(max(len(parts) - 1, 0))], shown
 
     # -- reference() lookup ----------------------------------------------------------------
 
-    def _find(self, target: str) -> tuple[str, dict[str, Any], Any] | None:
+    def _find(self, target: str) -> _Named | None:
         """The declaration (and copy index) ``reference(target)`` names: a symbolic name
-        (``m``, ``m[2]``) in ``languageVersion`` 2.0, else a resource or deployment id or name."""
+        (``m``, ``m[2]``) in ``languageVersion`` 2.0, else a resource or deployment id or name
+        (a bare name prefers a deployment)."""
         resources = self.template.get("resources")
         if isinstance(resources, dict):
-            match = _INDEXED.match(target)
-            name, index = (match.group("name"), int(match.group("index"))) if match else (target, None)
-            raw = resources.get(name)
-            if raw is None:
-                raw = next((v for k, v in resources.items() if str(k).lower() == name.lower()), None)
-                name = next((str(k) for k in resources if str(k).lower() == name.lower()), name)
-            if isinstance(raw, dict):
-                return name, raw, index if isinstance(raw.get("copy"), dict) else None
+            name, index = target, None
+            if target.endswith("]") and "[" in target:
+                head, _, tail = target[:-1].rpartition("[")
+                if tail.isdigit():
+                    name, index = head, int(tail)
+            key = (
+                name if name in resources else next((str(k) for k in resources if str(k).lower() == name.lower()), None)
+            )
+            raw = resources.get(key) if key is not None else None
+            if key is not None and isinstance(raw, dict):
+                return _Named("", name, key, raw, index if isinstance(raw.get("copy"), dict) else None)
         parsed = parse_resource_id(target) if target.startswith("/") else None
         wanted_type = (parsed.resource_type or "").lower() if parsed else None
         wanted_name = ((parsed.name_chain if parsed else target) or "").lower()
-        for resource_type, resource_name, key, raw, index in self._named_declarations():
-            if resource_name == wanted_name and (wanted_type is None or wanted_type == resource_type):
-                return key, raw, index
-        return None
+        matches = [
+            d
+            for d in self._named_declarations()
+            if d.name == wanted_name and (wanted_type is None or wanted_type == d.type)
+        ]
+        deployments = [d for d in matches if d.type == T.DEPLOYMENT.lower()]
+        return next(iter(deployments or matches), None)
 
-    def _named_declarations(self) -> list[tuple[str, str, str, dict[str, Any], Any]]:
-        """(type, name, key, declaration, copy index) of every declaration whose name evaluates."""
+    def _named_declarations(self) -> list[_Named]:
         if self._named is not None:
             return self._named
         self._named = []
@@ -348,24 +418,24 @@ class TemplateFrame:
             indexes: list[Any] = [None]
             if isinstance(copy, dict):
                 count = Evaluator(self.scope).value(copy.get("count"))
-                indexes = list(range(count)) if isinstance(count, int) and 0 <= count <= MAX_COPY else []
+                indexes = list(range(min(count, MAX_COPY))) if isinstance(count, int) and count >= 0 else []
             for index in indexes:
                 ev = Evaluator(self.instance_scope(raw, index))
                 resource_type, name = ev.value(raw.get("type")), ev.value(raw.get("name"))
+                if isinstance(name, Unknown) and name.symbol is not None:  # {deploymentName}-storage
+                    name = name.symbol
                 if isinstance(resource_type, str) and isinstance(name, str):
-                    self._named.append((resource_type.lower(), name.lower(), key, raw, index))
+                    self._named.append(_Named(resource_type.lower(), name.lower(), key, raw, index))
         return self._named
 
 
-def _parameter_entry(name: str, entry: Any, ev: Evaluator) -> Any:
-    """The value one module parameter entry supplies."""
-    if isinstance(entry, str):
+def _parameter_entry(name: str, entry: Any, ev: Evaluator, evaluated: bool) -> Any:
+    """The value one module parameter entry supplies (``evaluated``: it is already a value)."""
+    if isinstance(entry, str) and not evaluated:
         entry = ev.value(entry)  # a whole entry as an expression: evaluates to {"value": ...}
         if isinstance(entry, Unknown):
             return Unknown(f"module parameter '{name}' is chosen by an expression not known before deploy")
         evaluated = True
-    else:
-        evaluated = False
     if isinstance(entry, dict):
         if "reference" in entry:
             return Unknown(SECRET_REFERENCE)
@@ -380,9 +450,10 @@ def _placement(raw: dict[str, Any], ev: Evaluator, current: Placement, path: str
     subscription = ev.value(raw["subscriptionId"]) if "subscriptionId" in raw else None
     if group is None and subscription is None:
         return current
+    segment = path.replace("/", ".")
     return Placement(
-        _placement_text(subscription, current.subscription, f"{{{path}:subscription}}"),
-        _placement_text(group, current.resource_group, f"{{{path}:resourceGroup}}"),
+        _placement_text(subscription, current.subscription, f"{{{segment}:subscription}}"),
+        _placement_text(group, current.resource_group, f"{{{segment}:resourceGroup}}"),
     )
 
 
@@ -405,6 +476,24 @@ def _index_text(index: Any) -> str:
 
 def _short(target: str) -> str:
     return target if len(target) <= 120 else target[:117] + "..."
+
+
+def _file_uri(location: Path, root: Path) -> str:
+    """``deployment().properties.templateLink.uri``: the template's place in the repository as
+    a file URI relative to its root, so that values built from it name no path of this machine."""
+    resolved = location.resolve()
+    relative = resolved.relative_to(root) if resolved.is_relative_to(root) else PurePosixPath(resolved.name)
+    return "file:///" + urllib.parse.quote(PurePosixPath(relative).as_posix())
+
+
+def sandbox_root(location: Path) -> Path:
+    """The folder linked templates may be read from: the repository the scanned template is in
+    (the nearest folder holding ``.git``), else the template's own folder."""
+    folder = location.resolve().parent
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return folder
 
 
 def root_frame(session: Session, document: Document, location: Path, parameters: ParameterFile) -> TemplateFrame:

@@ -34,7 +34,7 @@ from scanner.sources.arm.expressions import (
     parse,
     unescape_literal,
 )
-from scanner.sources.arm.functions import PURE_FUNCTIONS, TemplateFunctionError
+from scanner.sources.arm.functions import PURE_FUNCTIONS, Partial, TemplateFunctionError
 from scanner.sources.arm.parameters import UnsetPlaceholder
 from scanner.unknown import Unknown, UnknownValueError
 
@@ -102,8 +102,17 @@ class Placement:
     def group_location(self) -> Unknown:
         return Unknown(
             "the resource group's region is chosen at deployment",
-            symbol=f"resourceGroup({self.resource_group}).location",
+            symbol=f"resourceGroup({self.subscription}/{self.resource_group}).location",
         )
+
+
+def deployment_value(text: str) -> Any:
+    """A subscription, group or deployment name as an expression sees it: a placeholder
+    (``{resourceGroupName}``) is an unknown that equals itself, never a known string that
+    ``equals(resourceGroup().name, 'rg-prod')`` could compare false."""
+    if "{" in text:
+        return Unknown("known only at deployment", symbol=text)
+    return text
 
 
 @dataclass(frozen=True)
@@ -265,7 +274,7 @@ class Evaluator:
             declared = definition.get("parameters") or []
             args = [self.node(a) for a in node.args]
             bound = {str(p.get("name")): v for p, v in zip(declared, args, strict=False) if isinstance(p, dict)}
-            inner = Scope({"parameters": {n: {} for n in bound}}, bound, self.scope.placement)
+            inner = Scope({"parameters": {n: {} for n in bound}}, bound, self.scope.placement, self.scope.frame)
             return Evaluator(inner).value((definition.get("output") or {}).get("value"))
         return Unknown(f"user-defined function {node.name}() is not declared")
 
@@ -280,10 +289,10 @@ class Evaluator:
         if declared is None:
             self.scope.frame.warn(f"parameter '{name}' is not declared; values that use it are unknown")
             return Unknown(f"parameter '{name}' is not declared")
-        real_name, definition = declared
-        definition = resolve_definition(self.scope.template, definition)
+        real_name, declaration = declared
+        definition = resolve_definition(self.scope.template, declaration)
         kind = str(definition.get("type", "")).lower()
-        if is_secure(definition):
+        if is_secure(self.scope.template, declaration):
             # Never read; only an empty default holds nothing secret (the quickstarts' SAS token).
             empty = definition.get("defaultValue") in ("", {}) and _declared(self.scope.supplied, real_name) is None
             result: Any = (
@@ -311,7 +320,7 @@ class Evaluator:
             else:
                 # Unknown, but the same value wherever it is used: ``{name}`` in the scanned
                 # template, ``{hub:name}`` in a module.
-                frame = self.scope.frame.path
+                frame = self.scope.frame.path.replace("/", ".")  # one id segment
                 result = Unknown(
                     f"parameter '{real_name}' has no value (pass --parameters)",
                     symbol=f"{{{frame}:{real_name}}}" if frame else f"{{{real_name}}}",
@@ -357,9 +366,18 @@ class Evaluator:
         return Evaluator(function.scope.child(lambda_values=bound)).node(function.body)
 
 
-def is_secure(definition: dict[str, Any]) -> bool:
-    """A ``securestring`` or ``secureObject`` parameter or output: its value is never read."""
-    return str(definition.get("type", "")).lower() in ("securestring", "secureobject")
+def is_secure(template: dict[str, Any], definition: Any, depth: int = 0) -> bool:
+    """A ``securestring`` or ``secureObject`` parameter or output, or a type holding one in a
+    property or item (languageVersion 2.0 types): its value is never read."""
+    resolved = resolve_definition(template, definition)
+    if str(resolved.get("type", "")).lower() in ("securestring", "secureobject"):
+        return True
+    if depth > _MAX_REF_DEPTH:
+        return False
+    properties = resolved.get("properties")
+    nested = [*properties.values()] if isinstance(properties, dict) else []
+    nested += [resolved.get(k) for k in ("items", "additionalProperties") if isinstance(resolved.get(k), dict)]
+    return any(is_secure(template, n, depth + 1) for n in nested)
 
 
 def resolve_definition(template: dict[str, Any], definition: Any, depth: int = 0) -> dict[str, Any]:
@@ -435,7 +453,7 @@ def _member(target: Any, name: str) -> Any:
     if isinstance(target, dict):
         found = _declared(target, name)
         if found is None:
-            return Unknown(f"property '{name}' is not set")
+            return target.lacking(name) if isinstance(target, Partial) else Unknown(f"property '{name}' is not set")
         return found[1]
     raise TemplateFunctionError(f"cannot read property '{name}' of {type(target).__name__}")
 
@@ -492,8 +510,18 @@ def _copy_index(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
 def _if(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
     condition = ev.node(nodes[0])
     if isinstance(condition, Unknown):
-        return Unknown(f"if() on an unknown condition: {condition.reason}")
+        return Unknown(
+            f"if() on an unknown condition: {condition.reason}",
+            may_be_null=any(_is_null_literal(n) for n in nodes[1:3]),
+        )
     return ev.node(nodes[1] if condition else nodes[2])
+
+
+def _is_null_literal(node: Node) -> bool:
+    """``null()`` or ``json('null')``: a branch that leaves a property unset."""
+    if not isinstance(node, Call):
+        return False
+    return node.name == "null" or (node.name == "json" and len(node.args) == 1 and node.args[0] == Literal("null"))
 
 
 def _logical(ev: Evaluator, nodes: tuple[Node, ...], decisive: bool) -> Any:
@@ -537,6 +565,8 @@ def _try_get(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
             return Unknown(target.reason if isinstance(target, Unknown) else key.reason)
         if isinstance(target, dict):
             found = _declared(target, str(key))
+            if found is None and isinstance(target, Partial):
+                return target.lacking(str(key))
             target = found[1] if found else None
         elif isinstance(target, list) and isinstance(key, int):
             target = target[key] if -len(target) <= key < len(target) else None
@@ -627,23 +657,22 @@ def _sort(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
 
 def _resource_group(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
     placement = ev.scope.placement
-    return {
-        "id": placement.group_id,
-        "name": placement.resource_group,
-        "type": "Microsoft.Resources/resourceGroups",
-        "location": placement.group_location,
-        "properties": {"provisioningState": "Succeeded"},
-    }
+    return Partial(
+        id=deployment_value(placement.group_id),
+        name=deployment_value(placement.resource_group),
+        type="Microsoft.Resources/resourceGroups",
+        location=placement.group_location,
+    )
 
 
 def _subscription(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
     subscription = ev.scope.placement.subscription
-    return {
-        "id": f"/subscriptions/{subscription}",
-        "subscriptionId": subscription,
-        "tenantId": "{tenantId}",
-        "displayName": "{subscriptionName}",
-    }
+    return Partial(
+        id=deployment_value(f"/subscriptions/{subscription}"),
+        subscriptionId=deployment_value(subscription),
+        tenantId=deployment_value("{tenantId}"),
+        displayName=deployment_value("{subscriptionName}"),
+    )
 
 
 def _deployment(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
@@ -651,11 +680,9 @@ def _deployment(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
     location, as when it is deployed from where it lies, so ``uri(deployment().properties.
     templateLink.uri, 'nested/x.json')`` names the linked template beside it."""
     frame = ev.scope.frame
-    return {
-        "name": frame.deployment_name,
-        "properties": {"templateLink": {"uri": frame.template_uri}},
-        "location": _DEPLOYMENT_ONLY,
-    }
+    return Partial(
+        name=deployment_value(frame.deployment_name), properties=Partial(templateLink={"uri": frame.template_uri})
+    )
 
 
 def _environment(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:

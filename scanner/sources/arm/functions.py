@@ -25,6 +25,16 @@ class TemplateFunctionError(ValueError):
     """A function was called with arguments ARM would reject."""
 
 
+class Partial(dict[str, Any]):
+    """Some members of an object whose other members exist only at deployment (a resource's
+    ``reference(..., 'full')``, a deployment's state): a member it lacks is unknown, not absent."""
+
+    reason = "known only at deployment"
+
+    def lacking(self, name: str) -> Unknown:
+        return Unknown(f"property '{name}' is {self.reason}")
+
+
 def _string(value: Any) -> str:
     if isinstance(value, bool):
         return "True" if value else "False"
@@ -62,21 +72,31 @@ def _format(template: str, *args: Any) -> str:
     return _FORMAT_ITEM.sub(substitute, template)
 
 
+def _whole(value: Any) -> Any:
+    """An object whose every member is known; a `Partial` one makes the caller's answer unknown."""
+    if isinstance(value, Partial):
+        raise UnknownValueError(Unknown(f"an object {Partial.reason} is not fully known"))
+    return value
+
+
 def _length(value: Any) -> int:
     if isinstance(value, (str, list, dict)):
-        return len(value)
+        return len(_whole(value))
     raise TemplateFunctionError("length() needs a string, array or object")
 
 
 def _empty(value: Any) -> bool:
-    return value is None or (isinstance(value, (str, list, dict)) and len(value) == 0)
+    return value is None or (isinstance(value, (str, list, dict)) and len(_whole(value)) == 0)
 
 
 def _contains(container: Any, item: Any) -> bool:
     if isinstance(container, str):
         return _string(item).lower() in container.lower()
     if isinstance(container, dict):
-        return any(k.lower() == _string(item).lower() for k in container)
+        if any(k.lower() == _string(item).lower() for k in container):
+            return True
+        _whole(container)
+        return False
     if isinstance(container, list):
         return any(_equals(x, item) is True for x in container)
     raise TemplateFunctionError("contains() needs a string, array or object")
@@ -197,6 +217,7 @@ def _split(text: str, delimiter: Any) -> list[str]:
 
 
 def _items(value: dict[str, Any]) -> list[dict[str, Any]]:
+    value = _whole(value)
     return [{"key": k, "value": v} for k, v in sorted(value.items(), key=lambda kv: kv[0].lower())]
 
 
@@ -264,7 +285,7 @@ PURE_FUNCTIONS: dict[str, Function] = {
     "intersection": _intersection,
     "shallowmerge": _shallow_merge,
     "items": _items,
-    "objectkeys": lambda o: list(o.keys()),
+    "objectkeys": lambda o: list(_whole(o).keys()),
     "flatten": lambda items: [x for i in items for x in (i if isinstance(i, list) else [i])],
     "uniquestring": _unique_string,
     "guid": _guid,

@@ -3,8 +3,14 @@
 azd substitutes environment variables into ``main.parameters.json`` before it deploys:
 ``"${AZURE_LOCATION}"`` takes the variable, ``"${USE_GPU=true}"`` the variable or, when it is not
 set, the default. A scan resolves them the same way, so that ``"${ENABLE_X=true}"`` is the
-value ``true`` a deployment would get, never the literal (and truthy) text. A placeholder with
-neither a variable nor a default is unknown. Key Vault references are secrets: unknown, never read.
+value ``true`` a deployment would get, never the literal (and truthy) text. A whole value whose
+placeholder has neither a variable nor a default (or comes out empty) is left out, as azd leaves
+it out: the template's default applies, and without one it is unknown. Key Vault references are
+secrets: unknown, never read.
+
+A parameters file comes with the pull request a scan checks, so it chooses which variables of
+the CI job's environment it names. Variables whose names look like credentials are never read,
+and no report quotes a value read from the environment for a secure or undeclared parameter.
 """
 
 from __future__ import annotations
@@ -22,6 +28,12 @@ from scanner.unknown import Unknown
 # envsubst's forms, as azd uses them: ${NAME}, ${NAME=default} and ${NAME-default} (default when
 # unset), ${NAME:=default} and ${NAME:-default} (also when empty).
 _PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=])([^}]*))?\}")
+# Names of variables that hold credentials, in CI jobs and by convention: never read.
+_CREDENTIAL = re.compile(
+    r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|CONNECTION_?STRING|APIKEY|PRIVATE_?KEY|COOKIE|"
+    r"(^|_)(KEY|PAT|SAS|PWD)$|^(ACTIONS|RUNNER)_",
+    re.IGNORECASE,
+)
 SECRET_REFERENCE = "parameter read from Key Vault at deployment"
 
 
@@ -30,9 +42,10 @@ class Placeholder:
     """One azd placeholder in a parameters file and what it resolved to."""
 
     parameter: str
-    text: str
+    variable: str
     value: str | None  # None: neither the variable nor a default
-    source: str  # "environment", "default" or "unset"
+    source: str  # "environment", "default", "unset" or "refused" (the name looks like a credential)
+    whole: bool  # the placeholder is the parameter's whole value
 
 
 @dataclass(frozen=True)
@@ -42,6 +55,14 @@ class ParameterFile:
     path: str | None = None
     values: Mapping[str, Any] = field(default_factory=dict)
     placeholders: tuple[Placeholder, ...] = ()
+
+
+class UnsetPlaceholder(Unknown):
+    """A parameter whose whole value is an azd placeholder that resolved to nothing. azd then
+    leaves the parameter out, so the template's own default applies; without one, azd asks for
+    a value, which a scan cannot know."""
+
+    __slots__ = ()
 
 
 def read_parameters(path: str, environ: Mapping[str, str]) -> ParameterFile:
@@ -71,53 +92,53 @@ def _substitute(value: Any, parameter: str, environ: Mapping[str, str], found: l
 
 
 def _substitute_text(text: str, parameter: str, environ: Mapping[str, str], found: list[Placeholder]) -> Any:
+    whole = _PLACEHOLDER.fullmatch(text) is not None
     unresolved: list[str] = []
 
     def replace(match: re.Match[str]) -> str:
         name, operator, default = match.group(1), match.group(2), match.group(3)
-        current = environ.get(name)
+        refused = _CREDENTIAL.search(name) is not None
+        current = None if refused else environ.get(name)
         if current is not None and not (operator and operator.startswith(":") and current == ""):
-            found.append(Placeholder(parameter, match.group(0), current, "environment"))
+            found.append(Placeholder(parameter, name, current, "environment", whole))
             return current
         if operator:
-            found.append(Placeholder(parameter, match.group(0), default, "default"))
+            found.append(Placeholder(parameter, name, default, "refused" if refused else "default", whole))
             return default
-        found.append(Placeholder(parameter, match.group(0), None, "unset"))
-        unresolved.append(match.group(0))
+        found.append(Placeholder(parameter, name, None, "refused" if refused else "unset", whole))
+        unresolved.append(name)
         return match.group(0)
 
     substituted = _PLACEHOLDER.sub(replace, text)
+    if whole and (unresolved or substituted == ""):
+        return UnsetPlaceholder(f"azd variable {found[-1].variable} gives no value", symbol=text)
     if unresolved:
         # The same unset variable is the same value wherever it is used.
-        unset = UnsetPlaceholder if _PLACEHOLDER.fullmatch(text) else Unknown
-        return unset(f"azd placeholder {unresolved[0]} is not set and has no default", symbol=text)
+        return Unknown(f"azd variable {unresolved[0]} is not set and has no default", symbol=text)
     return substituted
 
 
-class UnsetPlaceholder(Unknown):
-    """A parameter whose whole value is an azd placeholder with neither a variable nor a default.
-    azd then leaves the parameter out, so the template's own default applies; without one, azd
-    asks for a value, which a scan cannot know."""
-
-    __slots__ = ()
-
-
-def placeholder_warning(parameters: ParameterFile, secure: set[str], defaulted: set[str]) -> str | None:
+def placeholder_warning(parameters: ParameterFile, shown: set[str], defaulted: set[str]) -> str | None:
     """One line naming every azd placeholder of the file and the value it took.
 
-    Values of parameters the template declares secure are never shown; ``defaulted`` are the
-    (lower-cased) parameters with a default in the template, which an unset placeholder leaves to it.
+    Values are quoted only for ``shown`` parameters (declared by the template, not secure);
+    ``defaulted`` are the parameters with a default in the template (all names lower-cased).
     """
     if not parameters.placeholders:
         return None
     parts = []
     for p in parameters.placeholders:
-        if p.value is None and p.parameter.lower() in defaulted:
-            parts.append(f"{p.text} is not set, so the template's default for '{p.parameter}' applies")
+        name = f"${{{p.variable}}} ({p.parameter})"
+        left_out = p.whole and (p.value is None or p.value == "")
+        if left_out and p.parameter.lower() in defaulted:
+            outcome = "gives no value, so the template's default applies"
         elif p.value is None:
-            parts.append(f"{p.text} is unknown (no such variable and no default)")
-        elif p.parameter.lower() in secure:
-            parts.append(f"{p.text} = (secure parameter, not shown) from the {p.source}")
+            outcome = "is unknown (no such variable and no default)"
         else:
-            parts.append(f"{p.text} = {p.value!r} from the {p.source}")
+            origin = "the environment" if p.source == "environment" else "its default"
+            value = repr(p.value) if p.parameter.lower() in shown else "(not shown)"
+            outcome = f"= {value} from {origin}"
+        if p.source == "refused":
+            outcome += " (the variable was not read: its name looks like a credential)"
+        parts.append(f"{name} {outcome}")
     return f"{parameters.path}: azd placeholders resolved as azd does: " + "; ".join(parts)

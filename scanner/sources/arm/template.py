@@ -18,7 +18,9 @@ Three things a template may leave open before deploy, and how the scan treats th
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import hashlib
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,8 +29,16 @@ from scanner import azure_types as T
 from scanner.errors import InputError
 from scanner.jsondoc import Document, pointer_join
 from scanner.model import CoverageGap, Origin, Resource
-from scanner.sources.arm.deployments import MAX_COPY, Session, TemplateFrame, root_frame
-from scanner.sources.arm.evaluator import Evaluator, Scope, is_secure, resolve_definition
+from scanner.sources.arm.deployments import (
+    MAX_COPY,
+    MAX_INSTANCES,
+    BudgetExceeded,
+    Session,
+    TemplateFrame,
+    root_frame,
+    sandbox_root,
+)
+from scanner.sources.arm.evaluator import Evaluator, Placement, Scope, is_secure, resolve_definition
 from scanner.sources.arm.expressions import Call, ExpressionError, is_expression, parse
 from scanner.sources.arm.parameters import ParameterFile, placeholder_warning
 from scanner.unknown import Unknown
@@ -55,10 +65,6 @@ class TemplateOptions:
     parameters: ParameterFile = field(default_factory=ParameterFile)
     cloud: str = "AzureCloud"
 
-    @classmethod
-    def with_values(cls, values: Mapping[str, Any]) -> TemplateOptions:
-        return cls(ParameterFile(None, dict(values)))
-
 
 @dataclass(frozen=True)
 class _Parent:
@@ -83,8 +89,8 @@ class TemplateReader:
         self.doc = doc
         self.location = location
         self.options = options
-        roots = {location.resolve().parent, Path.cwd().resolve()}
-        self.session = Session(options.cloud, tuple(sorted(roots)))
+        self.session = Session(options.cloud, sandbox_root(location))
+        self.evaluated: list[Resource] = []
 
     @property
     def warnings(self) -> list[str]:
@@ -94,10 +100,22 @@ class TemplateReader:
     def coverage(self) -> list[CoverageGap]:
         return self.session.coverage
 
+    @property
+    def linked(self) -> set[Path]:
+        """Files read as linked templates or parameters files (resolved)."""
+        return self.session.linked
+
     def resources(self) -> Iterator[Resource]:
         root = root_frame(self.session, self.doc, self.location, self.options.parameters)
         self._check_parameters()
-        yield from self._template(root, None)
+        try:
+            yield from self._template(root, None)
+        except BudgetExceeded:
+            self.session.gap(
+                f"{self.doc.path}",
+                f"the template expands to more than {MAX_INSTANCES:,} resources and module instances "
+                "(ARM deploys at most 800 resources per template); the rest was not evaluated",
+            )
 
     def _check_parameters(self) -> None:
         """Warn about parameters-file entries the template does not declare, and say how azd
@@ -111,10 +129,11 @@ class TemplateReader:
                 self.session.warn(
                     f"{given.path or 'parameters'}: parameter '{name}' is not declared by {self.doc.path}; ignored"
                 )
-        definitions = {str(k).lower(): resolve_definition(self.doc.data, v) for k, v in declared.items()}
-        secure = {k for k, v in definitions.items() if is_secure(v)}
-        defaulted = {k for k, v in definitions.items() if "defaultValue" in v}
-        line = placeholder_warning(given, secure, defaulted)
+        shown = {str(k).lower() for k, v in declared.items() if not is_secure(self.doc.data, v)}
+        defaulted = {
+            str(k).lower() for k, v in declared.items() if "defaultValue" in resolve_definition(self.doc.data, v)
+        }
+        line = placeholder_warning(given, shown, defaulted)
         if line:
             self.session.warn(line)
 
@@ -157,6 +176,11 @@ class TemplateReader:
             return
         if not isinstance(count, int) or isinstance(count, bool):
             return
+        if count > MAX_COPY:
+            frame.session.warn(
+                f"{frame.document.path}: copy count {count} at {pointer} is above ARM's limit of {MAX_COPY}; "
+                f"evaluated the first {MAX_COPY}"
+            )
         for i in range(min(count, MAX_COPY)):
             looped = scope.child(copy_index=i, loops={**scope.loops, loop: i})
             yield from self._instance(frame, key, raw, pointer, looped, parent, condition, i)
@@ -184,21 +208,24 @@ class TemplateReader:
             frame.session.warn(f"{frame.document.path}: type of the resource at {pointer} cannot be evaluated; skipped")
             return
         instance = frame.instance_path(key, index)
-        if parent is None and resource_type.lower() == T.DEPLOYMENT.lower():
-            module = frame.module(key, raw, scope, index)
+        if resource_type.lower() == T.DEPLOYMENT.lower():
+            module = frame.module(key, raw, scope, index, pointer)
             if module is not None:
                 yield from self._template(module, condition)
             return
+        frame.session.spend()
         if parent is not None and "/" not in resource_type:
             resource_type = f"{parent.type}/{resource_type}"
-        name = _naming(raw.get("name", ""), ev, resource_type, parent, instance)
+        symbolic = isinstance(frame.template.get("resources"), dict) and parent is None
+        placeholder = _placeholder(frame, instance if symbolic else None, raw, resource_type, index)
+        name = _naming(raw.get("name", ""), ev, resource_type, parent, placeholder)
         body: dict[str, Any] = {"name": name.body, "type": resource_type}
         for body_key in _BODY_KEYS:
             if body_key in raw:
                 body[body_key] = ev.value(raw[body_key])
         if "apiVersion" in raw:
             body["apiVersion"] = ev.value(raw["apiVersion"])
-        resource_id = _resource_id(raw, ev, scope, resource_type, name.key)
+        resource_id = _resource_id(raw, ev, frame.placement, resource_type, name.key)
         body["id"] = resource_id
         yield Resource(
             id=resource_id,
@@ -210,7 +237,7 @@ class TemplateReader:
                 file=frame.document.path,
                 pointer=pointer,
                 document=frame.document,
-                symbolic_name=key if isinstance(frame.template.get("resources"), dict) and parent is None else None,
+                symbolic_name=key if symbolic else None,
                 condition=condition,
                 instance=instance,
             ),
@@ -224,23 +251,46 @@ class TemplateReader:
                 yield from self._declaration(frame, f"{key}/{i}", child, child_pointer, scope, here, condition)
 
 
-def _naming(raw_name: Any, ev: Evaluator, resource_type: str, parent: _Parent | None, instance: str) -> _Name:
+def _placeholder(
+    frame: TemplateFrame, instance: str | None, raw: dict[str, Any], resource_type: str, index: Any
+) -> str:
+    """The id segment of a name that cannot be evaluated, unique to its declaration and copy,
+    and stable when other resources move: the symbolic chain (``{hub.workspace}``), or, in an
+    array of resources, a digest of the type and name expression (``{3f2a9c1b}``)."""
+    if instance is None:
+        digest = hashlib.sha256(f"{resource_type}|{raw.get('name')}".encode()).hexdigest()[:8]
+        own = digest if index is None else f"{digest}[{'?' if isinstance(index, Unknown) else index}]"
+        instance = f"{frame.path}/{own}" if frame.path else own
+    text = "{" + instance.replace("/", ".") + "}"
+    while text in frame.placeholders:  # the same type and expression twice in one array
+        text = text[:-1] + "'}"
+    frame.placeholders.add(text)
+    return text
+
+
+_HASHED = re.compile(r"\{([a-z0-9]+):[0-9a-f]{8}\}")
+
+
+def _naming(raw_name: Any, ev: Evaluator, resource_type: str, parent: _Parent | None, placeholder: str) -> _Name:
     """The resource's name for display, and the name chain its id is built from.
 
-    A name known before deploy, or built only from symbolic unknowns (``st{name}``), is both.
-    Otherwise the display is the expression, and each segment that cannot be evaluated becomes
-    a placeholder unique to this declaration and copy: ``{hub.workspace}``. A child's segments
-    that can be evaluated still link it to its parent.
+    A name known before deploy, or built only from symbolic unknowns (``st{name}``), is both;
+    one built with other functions of unknowns is keyed by a digest of the call and shown without
+    it (``sa{uniquestring(…)}``). Otherwise the display is the expression, and each segment that
+    cannot be evaluated becomes the declaration's placeholder. A child's segments that can be
+    evaluated still link it to its parent.
     """
     value = ev.value(raw_name)
+    expression = raw_name if isinstance(raw_name, str) else str(raw_name)
     if isinstance(value, Unknown) and value.symbol is not None:
-        value = value.symbol
-    if isinstance(value, str):
+        display, key = _HASHED.sub(r"{\1(…)}", value.symbol), value.symbol
+        body: Any = value.symbol.rsplit("/", 1)[-1]
+    elif isinstance(value, str):
         display = key = value
-        body: Any = value.rsplit("/", 1)[-1]
+        body = value.rsplit("/", 1)[-1]
     else:
-        display = raw_name if isinstance(raw_name, str) else str(raw_name)
-        key = _placeholder_chain(raw_name, ev, instance)
+        display = expression
+        key = _placeholder_chain(raw_name, ev, placeholder)
         body = value
     if parent is not None and resource_type.count("/") - 1 > key.count("/"):
         key = f"{parent.key}/{key}"
@@ -248,10 +298,9 @@ def _naming(raw_name: Any, ev: Evaluator, resource_type: str, parent: _Parent | 
     return _Name(display, key, body)
 
 
-def _placeholder_chain(raw_name: Any, ev: Evaluator, instance: str) -> str:
+def _placeholder_chain(raw_name: Any, ev: Evaluator, placeholder: str) -> str:
     """The name chain of a name that cannot be evaluated, keeping the segments that can:
     ``format('{0}/{1}', parameters('ws'), x)`` with ``ws`` known keeps the workspace's name."""
-    placeholder = "{" + instance.replace("/", ".") + "}"
     text = _partial_name(raw_name, ev)
     if text is None:
         return placeholder
@@ -294,7 +343,7 @@ def _partial_name(raw_name: Any, ev: Evaluator) -> str | None:
         return None
 
 
-def _resource_id(raw: dict[str, Any], ev: Evaluator, scope: Scope, resource_type: str, chain: str) -> str:
+def _resource_id(raw: dict[str, Any], ev: Evaluator, placement: Placement, resource_type: str, chain: str) -> str:
     namespace, *types = resource_type.split("/")
     names = chain.split("/")
     path = "/".join(f"{t}/{n}" for t, n in zip(types, names, strict=False))
@@ -304,9 +353,9 @@ def _resource_id(raw: dict[str, Any], ev: Evaluator, scope: Scope, resource_type
             extended = extended.symbol
         if isinstance(extended, str):
             # Bicep 2.0 writes the scope relative to the deployment's group: 'Microsoft.X/y/{0}'.
-            base = extended if extended.startswith("/") else f"{scope.placement.group_id}/providers/{extended}"
+            base = extended if extended.startswith("/") else f"{placement.group_id}/providers/{extended}"
             return f"{base.rstrip('/')}/providers/{namespace}/{path}"
-    return f"{scope.placement.group_id}/providers/{namespace}/{path}"
+    return f"{placement.group_id}/providers/{namespace}/{path}"
 
 
 def _truthy(value: Any) -> bool:
@@ -324,9 +373,9 @@ def _expression(raw: Any) -> str:
     return text if len(text) <= 160 else text[:157] + "...]"
 
 
-def read_template(
-    doc: Document, location: Path, options: TemplateOptions
-) -> tuple[list[Resource], list[str], list[CoverageGap]]:
+def read_template(doc: Document, location: Path, options: TemplateOptions) -> TemplateReader:
+    """Evaluate one template; the reader holds its resources, warnings, coverage gaps and the
+    files it linked."""
     reader = TemplateReader(doc, location, options)
-    resources = list(reader.resources())
-    return resources, reader.warnings, reader.coverage
+    reader.evaluated = list(reader.resources())
+    return reader
