@@ -6,9 +6,10 @@ module only, never the Azure SDK or the rules.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -179,6 +180,22 @@ def write_reports(result: ScanResult, targets: list[tuple[str, str | None]]) -> 
                 sys.stdout.flush()
             except BrokenPipeError:  # the reader stopped early; the scan's verdict still stands
                 _reader_gone()
+
+
+@contextlib.contextmanager
+def _environment(variables: dict[str, str]) -> Iterator[None]:
+    """Point DefaultAzureCredential and TLS trust at the demo's emulator while it runs, and put
+    the caller's environment back afterwards."""
+    saved = {key: os.environ.get(key) for key in variables}
+    os.environ.update(variables)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 def _progress_wanted() -> bool:
@@ -458,8 +475,7 @@ def demo(
     from scanner.sources.live.collect import LiveScope
 
     targets = pair_outputs(formats, outputs)
-    with Emulator(Estate.load(demo_estate_path(variant))) as server:
-        os.environ.update(server.environment())
+    with Emulator(Estate.load(demo_estate_path(variant))) as server, _environment(server.environment()):
         click.echo(f"azai demo: emulator at {server.endpoint}, scanning the {variant} estate live", err=True)
         if drift_from:
             from scanner.drift_scan import DriftRequest, run_drift

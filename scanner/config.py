@@ -48,7 +48,9 @@ class Config:
 
 
 def find_config(start: Path) -> Path | None:
-    """The nearest ``azai.toml``, or ``pyproject.toml`` with a ``[tool.azai]`` table, upward."""
+    """The nearest ``azai.toml``, or ``pyproject.toml`` with a ``[tool.azai]`` table, upward
+    from ``start`` to the root of the repository it is in: a file above the repository (in a
+    home folder) belongs to someone else's project."""
     for directory in (start, *start.parents):
         candidate = directory / CONFIG_NAME
         if candidate.is_file():
@@ -56,6 +58,8 @@ def find_config(start: Path) -> Path | None:
         pyproject = directory / "pyproject.toml"
         if pyproject.is_file() and "tool" in _read_toml(pyproject) and "azai" in _read_toml(pyproject)["tool"]:
             return pyproject
+        if (directory / ".git").exists():
+            return None
     return None
 
 

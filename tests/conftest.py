@@ -6,12 +6,17 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import chdir
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from scanner.cli import main
+from scanner.emulator.estate import Estate
+from scanner.emulator.server import Emulator, Faults
 from scanner.engine import ScanResult
 from scanner.scan import ScanRequest, run_scan, scan_paths
 
@@ -27,22 +32,26 @@ def scan(*paths: Path | str, parameters: str | None = None, select: Sequence[str
     return run_scan(ScanRequest(paths=[str(p) for p in paths], parameters_file=parameters, select=select))
 
 
-def run_cli(*args: str, cwd: Path = ROOT, env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """The real command line in a child process, as a user or a pipeline runs it.
+def run_cli(
+    *args: str, cwd: Path = ROOT, env: Mapping[str, str] | None = None, process: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """The real command line, as a user or a pipeline runs it: its parsing, its reports, its
+    exit codes and its one-line errors. In this process (click's test runner, fast) unless
+    ``process``: a child process, for what only a process has (a pipe closed early, a terminal,
+    ``python -m scanner``, a command that changes the environment).
 
-    The child sees none of the user's Azure variables (azd placeholders read them), only ``env``.
+    The command sees none of the user's Azure variables (azd placeholders read them), only ``env``.
     """
-    inherited = {k: v for k, v in os.environ.items() if not k.startswith("AZURE_")}
-    env = {**inherited, **(env or {}), "PYTHONPATH": str(ROOT)}
-    env.pop("AZAI_DEBUG", None)
-    return subprocess.run(
-        [sys.executable, "-m", "scanner", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=120,
-    )
+    if process:
+        inherited = {k: v for k, v in os.environ.items() if not k.startswith("AZURE_")}
+        child = {**inherited, **(env or {}), "PYTHONPATH": str(ROOT)}
+        child.pop("AZAI_DEBUG", None)
+        return subprocess.run(
+            [sys.executable, "-m", "scanner", *args], capture_output=True, text=True, cwd=cwd, env=child, timeout=120
+        )
+    with chdir(cwd):
+        result = CliRunner().invoke(main, list(args), env={"AZAI_DEBUG": None, **(env or {})})
+    return subprocess.CompletedProcess(["azai", *args], result.exit_code, result.stdout, result.stderr)
 
 
 def cli_json(*args: str) -> dict[str, Any]:
@@ -52,8 +61,64 @@ def cli_json(*args: str) -> dict[str, Any]:
     return data
 
 
+CORPUS_ABSENT = "../shared/corpus is not present beside the checkout: conformance tests skipped"
+
+
+def corpus_or_skip() -> Path:
+    """The corpus; without it, a visible skip (CI must have it: there, its absence fails)."""
+    if not CORPUS.is_dir():
+        if os.environ.get("CI"):
+            pytest.fail("CI runs the conformance tests: ../shared/corpus must be beside the checkout")
+        pytest.skip(CORPUS_ABSENT)
+    return CORPUS
+
+
+def corpus_cases(paths: list[Any]) -> list[Any]:
+    """Parameters over corpus files, or one case that says why there are none."""
+    if CORPUS.is_dir():
+        return paths
+    return [pytest.param(None, marks=pytest.mark.skip(reason=CORPUS_ABSENT), id="no-corpus")]
+
+
 @pytest.fixture
 def corpus() -> Path:
-    if not CORPUS.is_dir():
-        pytest.skip("../shared/corpus is not present")
-    return CORPUS
+    return corpus_or_skip()
+
+
+@pytest.fixture(scope="module")
+def serve() -> Iterator[Callable[..., Emulator]]:
+    """``serve(estate, faults=None)``: one emulator for the module, serving each test's estate.
+    The environment points DefaultAzureCredential and TLS trust at it while the module runs."""
+    emulator: Emulator | None = None
+    with pytest.MonkeyPatch.context() as patch:
+
+        def start(estate: Estate, faults: Faults | None = None) -> Emulator:
+            nonlocal emulator
+            if emulator is None:
+                emulator = Emulator(estate, faults).start()
+                for key, value in emulator.environment().items():
+                    patch.setenv(key, value)
+            return emulator.serve(estate, faults)
+
+        yield start
+        if emulator is not None:
+            emulator.stop()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that serves an emulator is slow."""
+    for item in items:
+        if "serve" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_user_state(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Tests never read the user's caches, configuration or Azure variables: user-level paths
+    point at an empty temporary folder, and AZURE_* variables are removed."""
+    home = tmp_path_factory.mktemp("home")
+    for variable, folder in (("XDG_CACHE_HOME", "cache"), ("XDG_CONFIG_HOME", "config")):
+        (home / folder).mkdir()
+        os.environ[variable] = str(home / folder)
+    for variable in [v for v in os.environ if v.startswith("AZURE_")]:
+        del os.environ[variable]

@@ -1,12 +1,13 @@
 """Validating SARIF the way GitHub will: the official schema, GitHub's own rules, the Multitool.
 
-The schema is the copy upload-sarif validates against (../shared/reference, or the one inside
-the Multitool package). The Multitool runs with the GH1001-GH1007 location rules switched on
-through tests/data/gh-rules.xml; it exits 0 even when it finds errors, so its output is parsed.
+The schema is the copy upload-sarif validates against, kept in tests/data (see its README). The
+Multitool runs with the GH1001-GH1007 location rules switched on through tests/data/gh-rules.xml;
+it exits 0 even when it finds errors, so its output is parsed.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -16,25 +17,27 @@ from typing import Any
 
 import jsonschema
 
-from tests.conftest import CORPUS, ROOT
+from tests.conftest import ROOT
 
-GH_RULES = ROOT / "tests" / "data" / "gh-rules.xml"
+DATA = ROOT / "tests" / "data"
+GH_RULES = DATA / "gh-rules.xml"
 LOCAL_MULTITOOL = ROOT / ".ci" / "tools" / "node_modules" / ".bin" / "sarif-multitool"
 
 
+@functools.cache
 def schema() -> dict[str, Any]:
-    candidates = [CORPUS.parent / "reference" / "sarif-schema-2.1.0.json"]
-    candidates += sorted((ROOT / ".ci" / "tools" / "node_modules").rglob("sarif-schema-2.1.0.json"))
-    for candidate in candidates:
-        if candidate.is_file():
-            loaded: dict[str, Any] = json.loads(candidate.read_text(encoding="utf-8"))
-            return loaded
-    raise FileNotFoundError("no SARIF 2.1.0 schema: need ../shared/reference or the Multitool package")
+    loaded: dict[str, Any] = json.loads((DATA / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    return loaded
+
+
+@functools.cache
+def _validator() -> Any:
+    validator_class = jsonschema.validators.validator_for(schema())
+    return validator_class(schema(), format_checker=validator_class.FORMAT_CHECKER)
 
 
 def schema_errors(document: dict[str, Any]) -> list[str]:
-    validator_class = jsonschema.validators.validator_for(schema())
-    validator = validator_class(schema(), format_checker=validator_class.FORMAT_CHECKER)
+    validator = _validator()
     return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(document)]
 
 
@@ -96,8 +99,9 @@ def multitool() -> Path | None:
     return Path(found) if found else None
 
 
-def multitool_findings(tool: Path, files: list[Path], workdir: Path) -> list[str]:
-    """Errors and warnings the Multitool reports on ``files`` (it always exits 0)."""
+def multitool_findings(tool: Path, files: list[Path], workdir: Path) -> dict[str, list[str]]:
+    """Errors and warnings the Multitool reports, per file name (it always exits 0). One run for
+    every file: the tool's start-up is most of its time."""
     out = workdir / "multitool-out.sarif"
     out.unlink(missing_ok=True)
     subprocess.run(
@@ -107,11 +111,15 @@ def multitool_findings(tool: Path, files: list[Path], workdir: Path) -> list[str
         timeout=600,
     )
     report = json.loads(out.read_text(encoding="utf-8"))
-    problems = []
+    problems: dict[str, list[str]] = {}
     for run in report.get("runs", []):
         for result in run.get("results", []):
             level = result.get("level", "warning")
             if level in ("error", "warning"):
                 message = result.get("message", {})
-                problems.append(f"{level} {result.get('ruleId')}: {message.get('id')} {message.get('arguments')}")
+                locations = result.get("locations") or [{}]
+                uri = locations[0].get("physicalLocation", {}).get("artifactLocation", {}).get("uri", "")
+                problems.setdefault(Path(uri).name, []).append(
+                    f"{level} {result.get('ruleId')}: {message.get('id')} {message.get('arguments')}"
+                )
     return problems

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from scanner.sources import ARM, TERRAFORM, load_file
-from tests.conftest import CORPUS, scan
+from tests.conftest import CORPUS, corpus_cases, scan
 
 
 def _inputs(kind_dir: str) -> list[Path]:
@@ -24,13 +24,15 @@ def _inputs(kind_dir: str) -> list[Path]:
     return sorted(p for p in (CORPUS / kind_dir).rglob("*.json") if "parameters" not in p.name.lower())
 
 
-@pytest.mark.parametrize("path", _inputs("terraform"), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", corpus_cases(_inputs("terraform")), ids=lambda p: p.name)
 def test_every_corpus_plan_parses(path: Path) -> None:
     loaded = load_file(path, str(path))
     assert loaded.kind == TERRAFORM
 
 
-@pytest.mark.parametrize("path", [p for p in _inputs("arm") if p.parent.name != "whatif"], ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", corpus_cases([p for p in _inputs("arm") if p.parent.name != "whatif"]), ids=lambda p: p.name
+)
 def test_every_corpus_template_parses(path: Path) -> None:
     loaded = load_file(path, str(path))
     assert loaded.kind == ARM
@@ -111,7 +113,7 @@ def test_bom_parameters_file_is_read(corpus: Path) -> None:
     assert result.resources_scanned > 0
 
 
-@pytest.mark.parametrize("path", _inputs("arm/whatif"), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", corpus_cases(_inputs("arm/whatif")), ids=lambda p: p.name)
 def test_whatif_examples_parse_in_both_shapes(corpus: Path, path: Path, tmp_path: Path) -> None:
     body = json.loads(path.read_text(encoding="utf-8"))["responses"]["200"]["body"]
     rest = tmp_path / "rest.json"

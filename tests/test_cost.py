@@ -96,6 +96,7 @@ def _item(size: str, price: float, **extra: object) -> dict[str, object]:
     return base
 
 
+@pytest.mark.slow
 def test_prices_refresh_pages_filters_and_writes_atomically(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     noise = [_item(f"Standard_Z{i}", 1.0) for i in range(230)]  # sizes azai does not track, to force paging
     items = [
@@ -219,6 +220,7 @@ def _cost_estate() -> Estate:
     )
 
 
+@pytest.mark.slow
 def test_idle_detection_on_metric_series_busy_idle_and_missing(monkeypatch: pytest.MonkeyPatch) -> None:
     emulator = Emulator(_cost_estate()).start()
     try:
@@ -257,6 +259,7 @@ def _chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+@pytest.mark.slow
 def test_html_report_is_self_contained_and_shows_its_charts_in_chromium(tmp_path: Path) -> None:
     report = tmp_path / "azai.html"
     done = run_cli(

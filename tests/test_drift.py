@@ -8,7 +8,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +24,11 @@ from tests.drift_estates import base_estate, current_estate
 
 
 @pytest.fixture
-def snapshots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, Path, Emulator]]:
+def snapshots(tmp_path: Path, serve: Callable[..., Emulator]) -> Iterator[tuple[Path, Path, Emulator]]:
     """BASE and CURRENT snapshots saved from live scans; the current estate stays served."""
     paths = []
     for name, estate in (("base", base_estate()), ("current", current_estate())):
-        emulator = Emulator(estate).start()
-        for key, value in emulator.environment().items():
-            monkeypatch.setenv(key, value)
+        emulator = serve(estate)
         path = tmp_path / f"{name}.json"
         run_scan(
             ScanRequest(
@@ -42,10 +40,7 @@ def snapshots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple
             )
         )
         paths.append(path)
-        if name == "base":
-            emulator.stop()
     yield paths[0], paths[1], emulator
-    emulator.stop()
 
 
 def _drift(*args: str, env: dict[str, str] | None = None) -> tuple[int, dict[str, Any], str]:
@@ -246,18 +241,20 @@ def _live_twin() -> Estate:
     return Estate(estate.subscriptions, resources)
 
 
-def test_iac_to_live_finds_missing_unmanaged_and_changed_but_never_unknowns(tmp_path: Path) -> None:
+def test_iac_to_live_finds_missing_unmanaged_and_changed_but_never_unknowns(
+    tmp_path: Path, serve: Callable[..., Emulator]
+) -> None:
     template = json.loads((FIXTURES / "demo" / "template.json").read_text())
     template["resources"]["gpu"]["properties"]["count"] = (
         "[reference('capacityPlanner').nodes]"  # unknown before deploy
     )
     iac = tmp_path / "template.json"
     iac.write_text(json.dumps(template, indent=2))
-    with Emulator(_live_twin()) as emulator:
-        code, data, _ = _drift(
-            "--iac", str(iac), "--all-subscriptions", "--arm-endpoint", emulator.endpoint, env=emulator.environment()
-        )
-        assert emulator.writes() == []
+    emulator = serve(_live_twin())
+    code, data, _ = _drift(
+        "--iac", str(iac), "--all-subscriptions", "--arm-endpoint", emulator.endpoint, env=emulator.environment()
+    )
+    assert emulator.writes() == []
     assert code == 1
     found = {(f["rule_id"], f["resource_name"], f["evidence"]["path"]) for f in data["findings"]}
     assert found == {

@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,23 +18,6 @@ from scanner.scan import ScanRequest, run_scan
 from scanner.sources.live.collect import LiveScope
 from tests.conftest import FIXTURES, ROOT, run_cli, scan
 from tests.live_estates import estate_from_whatif
-
-
-@pytest.fixture
-def serve(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
-    """Start emulators; the environment points DefaultAzureCredential and TLS trust at the last one."""
-    started: list[Emulator] = []
-
-    def start(estate: Estate, faults: Faults | None = None) -> Emulator:
-        emulator = Emulator(estate, faults).start()
-        for key, value in emulator.environment().items():
-            monkeypatch.setenv(key, value)
-        started.append(emulator)
-        return emulator
-
-    yield start
-    for emulator in started:
-        emulator.stop()
 
 
 def live_scan(emulator: Emulator, **scope: object) -> ScanResult:
@@ -178,7 +160,7 @@ def test_paging_and_throttling_give_the_same_findings(serve) -> None:  # type: i
     estate = generate_estate(5, 30)
     plain = serve(estate)
     baseline = live_scan(plain)
-    paged = serve(estate, Faults(page_size=2, throttle_every=4, retry_after_seconds=1, error_every=7))
+    paged = serve(estate, Faults(page_size=2, throttle_every=4, retry_after_seconds=0, error_every=7))
     stressed = live_scan(paged)
     assert keys(stressed) == keys(baseline) and len(baseline.findings) > 5
     statuses = [r.status for r in paged.log]

@@ -70,6 +70,18 @@ def test_config_is_found_upward_and_sets_gate_severity_and_options(tmp_path: Pat
     assert code == 0
 
 
+def test_config_above_the_repository_root_is_not_read(tmp_path: Path) -> None:
+    from scanner.config import find_config
+
+    (tmp_path / "azai.toml").write_text('fail-on = "none"\n')
+    repo = tmp_path / "home" / "project"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "infra").mkdir()
+    assert find_config(repo / "infra") is None
+    (repo / "azai.toml").write_text('fail-on = "low"\n')
+    assert find_config(repo / "infra") == repo / "azai.toml"
+
+
 def test_pyproject_tool_table_and_explicit_config(tmp_path: Path) -> None:
     plain = tmp_path / "plain"
     plain.mkdir()

@@ -36,7 +36,7 @@ class Faults:
     """Failures to inject. Counters are per emulator, so runs are deterministic."""
 
     throttle_every: int = 0  # every Nth new ARM request answers 429 with Retry-After; its retry succeeds
-    retry_after_seconds: int = 1
+    retry_after_seconds: int = 1  # 0 in tests that only check the retry happens
     error_every: int = 0  # every Nth new ARM request answers 503; its retry succeeds
     latency_seconds: float = 0.0  # added to every response
     deny_subscriptions: set[str] = field(default_factory=set)  # 403 AuthorizationFailed
@@ -89,9 +89,21 @@ class Emulator:
 
     def start(self) -> Emulator:
         for server in (self._arm, self._identity):
-            thread = threading.Thread(target=server.serve_forever, daemon=True)
+            # A short poll: stopping waits for it, and tests start and stop emulators often.
+            thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
             thread.start()
             self._threads.append(thread)
+        return self
+
+    def serve(self, estate: Estate, faults: Faults | None = None) -> Emulator:
+        """Serve another estate, with fresh faults and an empty log, without restarting: the
+        certificate, ports and environment stay, so one emulator can serve a module's tests."""
+        with self._lock:
+            self.estate = estate
+            self.faults = faults or Faults()
+            self.log = []
+            self._counter = 0
+            self._faulted = set()
         return self
 
     def stop(self) -> None:

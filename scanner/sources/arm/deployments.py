@@ -58,6 +58,7 @@ class Session:
     warnings: list[str] = field(default_factory=list)
     coverage: list[CoverageGap] = field(default_factory=list)
     instances: int = 0
+    budget: int = field(default_factory=lambda: MAX_INSTANCES)
     _said: set[str] = field(default_factory=set)
     _documents: dict[Path, Document] = field(default_factory=dict)
 
@@ -73,7 +74,7 @@ class Session:
 
     def spend(self) -> None:
         self.instances += 1
-        if self.instances > MAX_INSTANCES:
+        if self.instances > self.budget:
             raise BudgetExceeded
 
     def document(self, path: Path, display: str) -> Document:

@@ -31,7 +31,6 @@ from scanner.jsondoc import Document, pointer_join
 from scanner.model import CoverageGap, Origin, Resource
 from scanner.sources.arm.deployments import (
     MAX_COPY,
-    MAX_INSTANCES,
     BudgetExceeded,
     Session,
     TemplateFrame,
@@ -113,7 +112,7 @@ class TemplateReader:
         except BudgetExceeded:
             self.session.gap(
                 f"{self.doc.path}",
-                f"the template expands to more than {MAX_INSTANCES:,} resources and module instances "
+                f"the template expands to more than {self.session.budget:,} resources and module instances "
                 "(ARM deploys at most 800 resources per template); the rest was not evaluated",
             )
 
