@@ -60,7 +60,7 @@ def minimum_requests(estate: Estate, page_size: int, diagnostics: bool = True) -
 
 def _metric_requests(estate: Estate) -> int:
     """Utilization requests AZAI-202 needs: one per workspace with GPU computes, one per GPU VM or scale set."""
-    from scanner import vmsizes
+    from scanner.model import vmsizes
 
     workspaces, machines = set(), 0
     for r in estate.resources:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from scanner.checkapi import Check
+from scanner.engine.checkapi import Check
 
 
 def builtin_checks() -> list[Check]:

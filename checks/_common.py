@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
-from scanner import azure_types as T
-from scanner.checkapi import CheckContext, Principle, Violation
-from scanner.model import Resource
-from scanner.unknown import Unknown, UnknownValueError, known
+from scanner.engine.checkapi import CheckContext, Principle, Violation
+from scanner.model import azure_types as T
+from scanner.model.resources import Resource
+from scanner.model.unknown import Unknown, UnknownValueError, known
 
 WAF_AI = "https://learn.microsoft.com/azure/well-architected/ai/"
 

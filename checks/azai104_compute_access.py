@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, every_gap, same_text
-from scanner import azure_types as T
-from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
-from scanner.model import Resource, get_path
-from scanner.unknown import Unknown, known
+from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import azure_types as T
+from scanner.model.resources import Resource, get_path
+from scanner.model.unknown import Unknown, known
 
 
 @rule(

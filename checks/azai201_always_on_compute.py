@@ -18,11 +18,11 @@ from checks._common import (
     pool_mode,
     same_text,
 )
-from scanner import azure_types as T
-from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
-from scanner.model import Resource
-from scanner.pricing import HOURS_PER_MONTH, Cost
-from scanner.unknown import Unknown, known
+from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import azure_types as T
+from scanner.model.pricing import HOURS_PER_MONTH, Cost
+from scanner.model.resources import Resource
+from scanner.model.unknown import Unknown, known
 
 # Without measurements, a compute instance is assumed used 8 hours on each working day.
 WORKING_DAYS_PER_MONTH = 21.7

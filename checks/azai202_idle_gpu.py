@@ -6,11 +6,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from checks._common import ADVISOR, WAF_AI, compute_region, same_text
-from scanner import azure_types as T
-from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
-from scanner.model import Resource
-from scanner.pricing import HOURS_PER_MONTH
-from scanner.unknown import Unknown, known
+from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import azure_types as T
+from scanner.model.pricing import HOURS_PER_MONTH
+from scanner.model.resources import Resource
+from scanner.model.unknown import Unknown, known
 
 
 @rule(

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from checks._common import WAF_AI, parse_duration, same_text
-from scanner import azure_types as T
-from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
-from scanner.model import Resource
-from scanner.unknown import Unknown, known
+from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import azure_types as T
+from scanner.model.resources import Resource
+from scanner.model.unknown import Unknown, known
 
 PATH = "properties.properties.scaleSettings.nodeIdleTimeBeforeScaleDown"
 

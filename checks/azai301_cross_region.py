@@ -6,10 +6,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from checks._common import WAF_AI, comparable_region, same_text
-from scanner import azure_types as T
-from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
-from scanner.model import Resource, normalize_location
-from scanner.unknown import Unknown, known
+from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import azure_types as T
+from scanner.model.resources import Resource, normalize_location
+from scanner.model.unknown import Unknown, known
 
 
 @rule(

@@ -6,10 +6,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from checks._common import WAF_AI
-from scanner import azure_types as T
-from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
-from scanner.model import Resource
-from scanner.unknown import known
+from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import azure_types as T
+from scanner.model.resources import Resource
+from scanner.model.unknown import known
 
 RESOURCE_METRICS = {"cpuutilizationpercentage", "memoryutilizationpercentage"}
 

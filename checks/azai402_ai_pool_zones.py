@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from checks._common import PSRULE, WAF_AI, cluster_name, pool_is_gpu
-from scanner import azure_types as T
-from scanner.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
-from scanner.model import Resource, normalize_location
-from scanner.unknown import Unknown, known
+from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import azure_types as T
+from scanner.model.resources import Resource, normalize_location
+from scanner.model.unknown import Unknown, known
 
 # Regions with availability zones, from https://learn.microsoft.com/azure/reliability/regions-list
 # (read 2026-11); the option `zone_regions` replaces the list.

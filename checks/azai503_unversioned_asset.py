@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from checks._common import WAF_AI, every_gap
-from scanner import azure_types as T
-from scanner.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
-from scanner.model import Resource
-from scanner.unknown import known
+from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import azure_types as T
+from scanner.model.resources import Resource
+from scanner.model.unknown import known
 
 # azureml:name:version, azureml:name@label, azureml://registries/r/models/name/versions/v, ARM ids
 # .../models/name/versions/v: the version (or label) is the last step after ':', '@' or '/versions/'.

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from checks._common import DRIFT_HELP, IAC_DRIFT
-from scanner.checkapi import CheckContext, Pillar, Remediation, Severity, Violation, rule
-from scanner.drift import WATCH, is_security_path, watched_changes
-from scanner.model import Resource
+from scanner.drift.compare import WATCH, is_security_path, watched_changes
+from scanner.engine.checkapi import CheckContext, Pillar, Remediation, Severity, Violation, rule
+from scanner.model.resources import Resource
 
 _BEFORE = {"snapshot": "in the base scan", "iac": "declared in the IaC", "terraform": "in Terraform's state"}
 _AFTER = {"snapshot": "now", "iac": "live", "terraform": "in Azure"}

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from checks._common import DRIFT_HELP, IAC_DRIFT
-from scanner.azure_types import canonical_type
-from scanner.checkapi import CheckContext, Pillar, Remediation, Severity, Violation, rule
-from scanner.drift import AI_TYPES
-from scanner.model import Resource
+from scanner.drift.compare import AI_TYPES
+from scanner.engine.checkapi import CheckContext, Pillar, Remediation, Severity, Violation, rule
+from scanner.model.azure_types import canonical_type
+from scanner.model.resources import Resource
 
 
 @rule(

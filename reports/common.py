@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import Any
 
-from scanner.checkapi import Severity
-from scanner.engine import Finding, ScanResult, Undetermined
-from scanner.unknown import Unknown
+from scanner.engine.checkapi import Severity
+from scanner.engine.results import Finding, ScanResult, Undetermined
+from scanner.model.unknown import Unknown
 
 
 def uri(path: str | None) -> str | None:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import html
 
-from reports.cost import CostSummary, owner_of, summarize
 from scanner import __version__
-from scanner.engine import ScanResult
-from scanner.pricing import BASIS
+from scanner.cost.summary import CostSummary, owner_of, summarize
+from scanner.engine.results import ScanResult
+from scanner.model.pricing import BASIS
 
 BAR_COLOUR = "#2f6fdb"
 _STYLE = """

@@ -9,10 +9,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from reports.common import location, plain, severity_counts, uri
-from reports.cost import cost_json, summarize, summary_json
 from scanner import __version__
-from scanner.engine import Finding, ScanResult
-from scanner.policy import summarize_suppression
+from scanner.cost.summary import cost_json, summarize, summary_json
+from scanner.engine.results import Finding, ScanResult
+from scanner.policy.suppressions import summarize_suppression
 
 SCHEMA_VERSION = "1.5"
 

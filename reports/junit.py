@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from scanner.engine import ScanResult
+from scanner.engine.results import ScanResult
 
 
 def render(result: ScanResult) -> bytes:

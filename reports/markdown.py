@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections import Counter
 
 from reports.common import severity_counts
-from reports.cost import CostSummary, summarize
 from scanner import __version__
-from scanner.checkapi import Check, Pillar, Severity
-from scanner.engine import Finding, ScanResult
-from scanner.pricing import BASIS
+from scanner.cost.summary import CostSummary, summarize
+from scanner.engine.checkapi import Check, Pillar, Severity
+from scanner.engine.results import Finding, ScanResult
+from scanner.model.pricing import BASIS
 
 _ICON = {Severity.CRITICAL: "🔴", Severity.HIGH: "🟠", Severity.MEDIUM: "🟡", Severity.LOW: "🔵"}
 

@@ -19,11 +19,11 @@ import sarif_om as om
 from jschema_to_python.to_json import to_json
 
 from reports.common import plain
-from reports.cost import cost_json
 from scanner import __version__
-from scanner.checkapi import Check, Severity
-from scanner.docgen import rule_markdown
-from scanner.engine import Finding, ScanResult, Undetermined
+from scanner.cost.summary import cost_json
+from scanner.engine.checkapi import Check, Severity
+from scanner.engine.results import Finding, ScanResult, Undetermined
+from scanner.engine.ruledocs import rule_markdown
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://learn.microsoft.com/azure/well-architected/ai/"

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from reports.common import severity_counts
-from reports.cost import summarize
 from scanner import __version__
-from scanner.checkapi import Severity
-from scanner.engine import Finding, ScanResult, Undetermined
-from scanner.pricing import BASIS
+from scanner.cost.summary import summarize
+from scanner.engine.checkapi import Severity
+from scanner.engine.results import Finding, ScanResult, Undetermined
+from scanner.model.pricing import BASIS
 
 
 def _where(item: Finding | Undetermined) -> str:

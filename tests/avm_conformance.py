@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scanner.engine import ScanResult
-from scanner.model import Resource
+from scanner.engine.results import ScanResult
+from scanner.model.resources import Resource
 
 LABELS = Path(__file__).resolve().parent / "avm_expectations"
 PATTERNS = "arm/bicep-avm-patterns"

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from scanner.cli import main
+from scanner.cli.commands import main
 from scanner.emulator.estate import Estate
 from scanner.emulator.server import Emulator, Faults
-from scanner.engine import ScanResult
-from scanner.scan import ScanRequest, run_scan, scan_paths
+from scanner.engine.results import ScanResult
+from scanner.pipeline.scan import ScanRequest, run_scan, scan_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"

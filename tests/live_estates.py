@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from scanner.emulator.estate import Estate
-from scanner.model import parse_resource_id
+from scanner.model.resources import parse_resource_id
 
 SCANNED = {"Create", "Modify", "NoChange", "Deploy"}
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from checks.azai101_anonymous_endpoint import anonymous_endpoint
-from scanner.checkapi import Check, CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
-from scanner.model import Resource
+from scanner.engine.checkapi import Check, CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model.resources import Resource
 
 
 def duplicate_pack() -> list[Check]:

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from scanner.model import Resource
+from scanner.model.resources import Resource
+from scanner.model.unknown import Unknown
 from scanner.sources import load_file
 from scanner.sources.arm.evaluator import Evaluator, Placement, Scope
 from scanner.sources.arm.parameters import ParameterFile
 from scanner.sources.arm.template import TemplateOptions
-from scanner.unknown import Unknown
 
 SCHEMA = "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#"
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from scanner.engine import ScanResult
-from scanner.model import Resource
-from scanner.scan import ScanRequest, run_scan
+from scanner.engine.results import ScanResult
+from scanner.model.resources import Resource
+from scanner.pipeline.scan import ScanRequest, run_scan
 from scanner.sources import load_file
 from scanner.sources.arm.parameters import read_parameters
 from scanner.sources.arm.template import TemplateOptions

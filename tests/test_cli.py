@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from scanner.registry import load_checks
+from scanner.engine.registry import load_checks
 from tests.conftest import FIXTURES, ROOT, cli_json, run_cli
 
 DEMO_PLAN = str(FIXTURES / "demo" / "plan.json")
@@ -19,7 +19,7 @@ DEMO_PLAN = str(FIXTURES / "demo" / "plan.json")
 def test_version_imports_no_azure_sdk_and_no_rules() -> None:
     code = (
         "import sys\n"
-        "from scanner.cli import main\n"
+        "from scanner.cli.commands import main\n"
         "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
         "loaded = [m for m in sys.modules if m.startswith(('azure', 'checks', 'scanner.sources'))]\n"
         "print(repr(loaded))\n"

@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from reports.cost import summarize
+from scanner.cli.prices import refresh
+from scanner.cost.summary import summarize
 from scanner.emulator.estate import Estate
 from scanner.emulator.server import Emulator
 from scanner.errors import InputError
-from scanner.prices_refresh import refresh
-from scanner.pricing import PriceBook
-from scanner.scan import ScanRequest, run_scan
+from scanner.model.pricing import PriceBook
+from scanner.model.unknown import Unknown
+from scanner.pipeline.scan import ScanRequest, run_scan
 from scanner.sources.live.collect import LiveScope
-from scanner.unknown import Unknown
 from tests.conftest import FIXTURES, ROOT, run_cli, scan
 
 SUB = "00000000-0000-0000-0000-0000000000c5"

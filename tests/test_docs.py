@@ -6,17 +6,17 @@ import re
 from pathlib import Path
 
 from reports.json_report import SCHEMA_VERSION
-from scanner.docgen import generate
-from scanner.registry import load_checks
+from scanner.engine.registry import load_checks
+from scanner.engine.ruledocs import generate
 from tests.conftest import FIXTURES, ROOT, cli_json, run_cli
 
 
 def test_rule_docs_are_up_to_date() -> None:
-    """Regenerate with: python -m scanner.docgen docs/rules"""
+    """Regenerate with: python -m scanner.dev docs"""
     target = ROOT / "docs" / "rules"
     expected = generate(load_checks())
     actual = {p.name: p.read_text(encoding="utf-8") for p in [*target.glob("*.md"), *target.glob("*.json")]}
-    assert actual == expected, "docs/rules is stale: run python -m scanner.docgen docs/rules"
+    assert actual == expected, "docs/rules is stale: run python -m scanner.dev docs"
 
 
 def test_json_output_doc_names_every_field_the_report_emits(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from scanner.scan import ScanRequest, run_scan
+from scanner.pipeline.scan import ScanRequest, run_scan
 from tests.avm_conformance import actual_items, expected_items
 from tests.conftest import FIXTURES
 

@@ -13,7 +13,7 @@ import click
 import pytest
 import yaml
 
-from scanner.cli import main
+from scanner.cli.commands import main
 from tests.conftest import FIXTURES, ROOT
 
 RECIPES = sorted((ROOT / "docs" / "ci").glob("*.yml"))

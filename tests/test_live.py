@@ -13,8 +13,8 @@ import pytest
 
 from scanner.emulator.estate import Estate, demo_estate_path, generate_estate
 from scanner.emulator.server import Emulator, Faults
-from scanner.engine import ScanResult
-from scanner.scan import ScanRequest, run_scan
+from scanner.engine.results import ScanResult
+from scanner.pipeline.scan import ScanRequest, run_scan
 from scanner.sources.live.collect import LiveScope
 from tests.conftest import FIXTURES, ROOT, run_cli, scan
 from tests.live_estates import estate_from_whatif

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from scanner.jsondoc import Document
-from scanner.model import Inventory, Origin, Resource, get_path, normalize_location, parse_resource_id
-from scanner.unknown import Unknown, UnknownValueError, known
+from scanner.model.jsondoc import Document
+from scanner.model.resources import Inventory, Origin, Resource, get_path, normalize_location, parse_resource_id
+from scanner.model.unknown import Unknown, UnknownValueError, known
 
 
 def test_unknown_refuses_truth_and_comparison() -> None:

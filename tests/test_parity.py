@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scanner.engine import ScanResult
+from scanner.engine.results import ScanResult
 from tests.conftest import FIXTURES, scan
 
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from scanner.config import find_config
 from scanner.errors import InputError
-from scanner.scan import ScanRequest, run_scan
+from scanner.pipeline.scan import ScanRequest, run_scan
+from scanner.policy.config import find_config
 from tests.conftest import FIXTURES, run_cli
 
 DEMO = FIXTURES / "demo" / "template.json"
@@ -71,7 +71,7 @@ def test_config_is_found_upward_and_sets_gate_severity_and_options(tmp_path: Pat
 
 
 def test_config_above_the_repository_root_is_not_read(tmp_path: Path) -> None:
-    from scanner.config import find_config
+    from scanner.policy.config import find_config
 
     (tmp_path / "azai.toml").write_text('fail-on = "none"\n')
     repo = tmp_path / "home" / "project"

@@ -7,8 +7,8 @@ from importlib.metadata import EntryPoint
 
 import pytest
 
-from scanner.checkapi import Check, Pillar, Severity
-from scanner.registry import PluginError, load_checks
+from scanner.engine.checkapi import Check, Pillar, Severity
+from scanner.engine.registry import PluginError, load_checks
 
 REQUIRED_SECTIONS = ("## What fails", "## What passes", "## Undetermined when", "## Why")
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from scanner.registry import load_checks
+from scanner.engine.registry import load_checks
 from scanner.sources import load_file
 from tests.conftest import FIXTURES, scan
 

@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 
 from reports import sarif
-from scanner.drift_scan import DriftRequest, run_drift
 from scanner.emulator.estate import Estate, demo_estate_path
 from scanner.emulator.server import Emulator
-from scanner.engine import ScanResult
-from scanner.registry import load_checks
-from scanner.scan import ScanRequest, run_scan
+from scanner.engine.registry import load_checks
+from scanner.engine.results import ScanResult
+from scanner.pipeline.drift import DriftRequest, run_drift
+from scanner.pipeline.scan import ScanRequest, run_scan
 from scanner.sources.live.collect import LiveScope
 from tests import sarif_checks
 from tests.conftest import CORPUS, FIXTURES, ROOT, run_cli, scan

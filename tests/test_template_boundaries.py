@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from scanner.scan import ScanRequest, run_scan
+from scanner.pipeline.scan import ScanRequest, run_scan
 from scanner.sources import load_file, load_inputs
 from scanner.sources.arm import deployments
 from tests.conftest import run_cli

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from scanner.errors import InputError
+from scanner.model.unknown import Unknown
 from scanner.sources import load_file
-from scanner.unknown import Unknown
 from tests.conftest import run_cli, scan
 
 AZURERM = "registry.terraform.io/hashicorp/azurerm"

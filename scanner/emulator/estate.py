@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scanner.model import parse_resource_id
+from scanner.model.resources import parse_resource_id
 
 
 @dataclass

@@ -10,13 +10,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scanner.checkapi import SizeCatalog, UtilizationSource
 from scanner.errors import InputError
-from scanner.inventory_file import is_snapshot, read_snapshot
-from scanner.jsondoc import Document, load_document
-from scanner.model import CoverageGap, Inventory, Resource
+from scanner.model.jsondoc import Document, load_document
+from scanner.model.resources import CoverageGap, Inventory, Resource
+from scanner.model.utilization import UtilizationSource
+from scanner.model.vmsizes import SizeCatalog
 from scanner.sources.arm.template import TemplateOptions, read_template
 from scanner.sources.arm.whatif import read_whatif, whatif_changes
+from scanner.sources.snapshot import is_snapshot, read_snapshot
 from scanner.sources.terraform.plan import read_plan
 
 TERRAFORM = "terraform"

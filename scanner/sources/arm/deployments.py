@@ -25,14 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
-from scanner import azure_types as T
 from scanner.errors import InputError
-from scanner.jsondoc import Document, load_document, pointer_join
-from scanner.model import CoverageGap, parse_resource_id
+from scanner.model import azure_types as T
+from scanner.model.jsondoc import Document, load_document, pointer_join
+from scanner.model.resources import CoverageGap, parse_resource_id
+from scanner.model.unknown import Unknown
 from scanner.sources.arm.evaluator import ROOT_DEPLOYMENT, Evaluator, Placement, Scope, is_secure
 from scanner.sources.arm.functions import Partial
 from scanner.sources.arm.parameters import SECRET_REFERENCE, ParameterFile
-from scanner.unknown import Unknown
 
 MAX_NESTING = 20
 MAX_COPY = 800  # ARM's limit on a copy loop's count

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from scanner.model.unknown import Unknown, UnknownValueError
 from scanner.sources.arm.clouds import ENVIRONMENTS
 from scanner.sources.arm.expressions import (
     Call,
@@ -36,7 +37,6 @@ from scanner.sources.arm.expressions import (
 )
 from scanner.sources.arm.functions import PURE_FUNCTIONS, Partial, TemplateFunctionError
 from scanner.sources.arm.parameters import UnsetPlaceholder
-from scanner.unknown import Unknown, UnknownValueError
 
 SUBSCRIPTION_ID = "{subscriptionId}"
 RESOURCE_GROUP = "{resourceGroupName}"

@@ -16,7 +16,7 @@ import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
-from scanner.unknown import Unknown, UnknownValueError
+from scanner.model.unknown import Unknown, UnknownValueError
 
 Function = Callable[..., Any]
 

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from scanner.errors import InputError
-from scanner.jsondoc import load_document
-from scanner.unknown import Unknown
+from scanner.model.jsondoc import load_document
+from scanner.model.unknown import Unknown
 
 # envsubst's forms, as azd uses them: ${NAME}, ${NAME=default} and ${NAME-default} (default when
 # unset), ${NAME:=default} and ${NAME:-default} (also when empty).

@@ -25,10 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scanner import azure_types as T
 from scanner.errors import InputError
-from scanner.jsondoc import Document, pointer_join
-from scanner.model import CoverageGap, Origin, Resource
+from scanner.model import azure_types as T
+from scanner.model.jsondoc import Document, pointer_join
+from scanner.model.resources import CoverageGap, Origin, Resource
+from scanner.model.unknown import Unknown
 from scanner.sources.arm.deployments import (
     MAX_COPY,
     BudgetExceeded,
@@ -40,7 +41,6 @@ from scanner.sources.arm.deployments import (
 from scanner.sources.arm.evaluator import Evaluator, Placement, Scope, is_secure, resolve_definition
 from scanner.sources.arm.expressions import Call, ExpressionError, is_expression, parse
 from scanner.sources.arm.parameters import ParameterFile, placeholder_warning
-from scanner.unknown import Unknown
 
 _BODY_KEYS = (
     "location",

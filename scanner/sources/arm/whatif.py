@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from scanner.jsondoc import Document, pointer_join
-from scanner.model import Origin, Resource, parse_resource_id
+from scanner.model.jsondoc import Document, pointer_join
+from scanner.model.resources import Origin, Resource, parse_resource_id
 
 SCANNED_CHANGES = frozenset({"create", "modify", "nochange", "deploy"})
 

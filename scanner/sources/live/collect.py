@@ -23,11 +23,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from scanner import azure_types as T
-from scanner import vmsizes
-from scanner.checkapi import SizeCatalog
 from scanner.errors import InputError
-from scanner.model import CoverageGap, Origin, Resource, parse_resource_id
+from scanner.model import azure_types as T
+from scanner.model import vmsizes
+from scanner.model.resources import CoverageGap, Origin, Resource, parse_resource_id
+from scanner.model.vmsizes import SizeCatalog
 from scanner.sources.live.clients import ClientFactory
 from scanner.sources.live.metrics import LiveUtilization, collect_utilization
 

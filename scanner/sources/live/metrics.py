@@ -15,9 +15,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from scanner import azure_types as T
-from scanner.checkapi import GpuUtilization, SizeCatalog
-from scanner.model import Resource
+from scanner.model import azure_types as T
+from scanner.model.resources import Resource
+from scanner.model.utilization import GpuUtilization
+from scanner.model.vmsizes import SizeCatalog
 
 METRICS_API = "2024-02-01"
 LOOKBACK_DAYS = 7

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from scanner import azure_types as T
+from scanner.model import azure_types as T
 
 SKIP = object()  # a converter's way to say "this value sets nothing"
 

@@ -17,13 +17,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from scanner import azure_types as T
 from scanner.errors import InputError
-from scanner.jsondoc import Document, pointer_join
-from scanner.model import Origin, Resource, build_resource_id, parse_resource_id
+from scanner.model import azure_types as T
+from scanner.model.jsondoc import Document, pointer_join
+from scanner.model.resources import Origin, Resource, build_resource_id, parse_resource_id
+from scanner.model.unknown import Unknown
 from scanner.sources.terraform.azurerm import MAPPINGS, SKIP, TypeMap, identity_block
 from scanner.sources.terraform.values import AFTER_APPLY, MISSING, overlay, read
-from scanner.unknown import Unknown
 
 SUBSCRIPTION_PLACEHOLDER = "{subscription}"
 UNRESOLVED = "{unresolved}"

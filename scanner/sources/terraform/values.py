@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from scanner.unknown import Unknown
+from scanner.model.unknown import Unknown
 
 AFTER_APPLY: Final = Unknown("known only after apply")
 SENSITIVE: Final = Unknown("sensitive value, not read")

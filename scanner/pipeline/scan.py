@@ -9,15 +9,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from scanner import azure_types as T
-from scanner.checkapi import Check, Severity
-from scanner.config import load_config, select_checks
-from scanner.engine import ScanResult, evaluate, sort_findings, sort_undetermined
+from scanner.engine.checkapi import Check, Severity
+from scanner.engine.evaluate import evaluate
+from scanner.engine.registry import find_check, load_checks
+from scanner.engine.results import ScanResult, sort_findings, sort_undetermined
 from scanner.errors import InputError
-from scanner.model import Inventory, Resource
-from scanner.policy import apply_suppressions, compare_with_baseline, override_severity, read_baseline, write_baseline
-from scanner.pricing import PriceBook
-from scanner.registry import find_check, load_checks
+from scanner.model import azure_types as T
+from scanner.model.pricing import PriceBook
+from scanner.model.resources import Inventory, Resource
+from scanner.policy.baselines import compare_with_baseline, read_baseline, write_baseline
+from scanner.policy.config import load_config, select_checks
+from scanner.policy.suppressions import apply_suppressions, override_severity
 from scanner.sources import LoadedInput, load_inputs
 from scanner.sources.arm.parameters import ParameterFile, read_parameters
 from scanner.sources.arm.template import TemplateOptions
@@ -68,7 +70,7 @@ def run_scan(request: ScanRequest) -> ScanResult:
     if request.live.requested:
         loaded.append(_live_input(request, result, loaded))
     if request.save_inventory:
-        from scanner.inventory_file import save_inventory
+        from scanner.sources.snapshot import save_inventory
 
         everything = [r for item in loaded for r in item.inventory.resources]
         scopes = [s for item in loaded if item.kind == "live" for s in item.path.removeprefix("live:").split(",") if s]

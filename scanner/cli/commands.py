@@ -18,7 +18,7 @@ from scanner import __version__
 from scanner.errors import InputError
 
 if TYPE_CHECKING:
-    from scanner.engine import ScanResult
+    from scanner.engine.results import ScanResult
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -291,7 +291,7 @@ def scan(
     deployed resources through the Azure SDK with DefaultAzureCredential (az login, managed
     identity, workload identity, service-principal variables); they combine with PATHs.
     """
-    from scanner.scan import ScanRequest, run_scan
+    from scanner.pipeline.scan import ScanRequest, run_scan
     from scanner.sources.live.collect import LiveScope
 
     live = LiveScope(list(subscriptions), list(management_groups), all_subscriptions)
@@ -385,7 +385,7 @@ def drift(
       2  usage, input or authentication error
       3  a live read was incomplete and no drift was found in what could be read
     """
-    from scanner.drift_scan import DriftRequest, run_drift
+    from scanner.pipeline.drift import DriftRequest, run_drift
     from scanner.sources.live.collect import LiveScope
 
     if len(snapshots) > 2:
@@ -437,8 +437,8 @@ def prices_refresh(regions: tuple[str, ...], output: str | None, endpoint: str) 
     """
     from pathlib import Path
 
-    from scanner.prices_refresh import refresh
-    from scanner.pricing import cache_path
+    from scanner.cli.prices import refresh
+    from scanner.model.pricing import cache_path
 
     target = Path(output) if output else cache_path()
     count, missing = refresh(regions or ("eastus",), target, endpoint)
@@ -471,14 +471,14 @@ def demo(
     """
     from scanner.emulator.estate import Estate, demo_estate_path
     from scanner.emulator.server import Emulator
-    from scanner.scan import ScanRequest, run_scan
+    from scanner.pipeline.scan import ScanRequest, run_scan
     from scanner.sources.live.collect import LiveScope
 
     targets = pair_outputs(formats, outputs)
     with Emulator(Estate.load(demo_estate_path(variant))) as server, _environment(server.environment()):
         click.echo(f"azai demo: emulator at {server.endpoint}, scanning the {variant} estate live", err=True)
         if drift_from:
-            from scanner.drift_scan import DriftRequest, run_drift
+            from scanner.pipeline.drift import DriftRequest, run_drift
 
             result = run_drift(
                 DriftRequest(base=drift_from, live=LiveScope(all_subscriptions=True), arm_endpoint=server.endpoint)
@@ -543,8 +543,8 @@ def emulator(estate_file: str | None) -> None:
 )
 def rules(rule_id: str | None, pillar: str | None, output_format: str) -> None:
     """List the rules, or print one rule's documentation (by id or slug)."""
-    from scanner.docgen import catalog_markdown, compliance_json, rule_markdown
-    from scanner.registry import find_check, load_checks
+    from scanner.engine.registry import find_check, load_checks
+    from scanner.engine.ruledocs import catalog_markdown, compliance_json, rule_markdown
 
     checks = load_checks()
     if pillar:

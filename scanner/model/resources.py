@@ -16,9 +16,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from scanner import azure_types as T
-from scanner.jsondoc import Document, Position
-from scanner.unknown import Unknown
+from scanner.model import azure_types as T
+from scanner.model.jsondoc import Document, Position
+from scanner.model.unknown import Unknown
 
 LIVE_KIND = "live"
 

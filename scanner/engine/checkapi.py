@@ -19,12 +19,12 @@ import inspect
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from scanner import vmsizes
-from scanner.model import Inventory, Resource
-from scanner.pricing import Cost, PriceBook
-from scanner.unknown import Unknown, UnknownValueError
+from scanner.model.pricing import Cost, PriceBook
+from scanner.model.resources import Inventory, Resource
+from scanner.model.utilization import UtilizationSource
+from scanner.model.vmsizes import SizeCatalog
 
 
 class Severity(enum.IntEnum):
@@ -114,58 +114,6 @@ class Violation:
     expected: str
     severity: Severity | None = None
     cost: Cost | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class GpuUtilization:
-    """Measured utilization of one GPU resource over a lookback window, one sample per interval."""
-
-    samples: tuple[float, ...]
-    interval_hours: float
-    window: str
-    nodes: float
-    metric: str
-    confidence: str
-
-    @property
-    def average_percent(self) -> float:
-        return sum(self.samples) / len(self.samples) if self.samples else 0.0
-
-    @property
-    def maximum_percent(self) -> float:
-        return max(self.samples, default=0.0)
-
-    @property
-    def hours(self) -> float:
-        return len(self.samples) * self.interval_hours
-
-    @property
-    def node_hours(self) -> float:
-        return self.hours * self.nodes
-
-    def idle_share(self, below_percent: float) -> float:
-        """The share of intervals whose utilization stayed below ``below_percent``."""
-        return sum(1 for s in self.samples if s < below_percent) / len(self.samples) if self.samples else 0.0
-
-
-class UtilizationSource(Protocol):
-    """Supplies utilization metrics to checks; live scans provide one, IaC scans do not."""
-
-    def gpu_utilization(self, resource: Resource) -> GpuUtilization | None: ...
-
-
-class SizeCatalog:
-    """VM size facts for checks: the bundled table, plus sizes a live scan's resource SKUs
-    confirmed to carry GPUs (``extra_gpu``, lower-cased)."""
-
-    def __init__(self, extra_gpu: frozenset[str] = frozenset()) -> None:
-        self.extra_gpu = extra_gpu
-
-    def is_gpu(self, size: Any) -> bool:
-        """True when the size carries a GPU. Unknown sizes raise, as any Unknown does."""
-        if isinstance(size, Unknown):
-            raise UnknownValueError(size)
-        return isinstance(size, str) and (vmsizes.is_gpu_size(size) or size.lower() in self.extra_gpu)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from importlib.metadata import EntryPoint, entry_points
 
-from scanner.checkapi import Check
+from scanner.engine.checkapi import Check
 from scanner.errors import InputError
 
 GROUP = "azai.checks"

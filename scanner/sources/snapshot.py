@@ -18,10 +18,10 @@ from typing import Any
 
 from scanner import __version__
 from scanner.errors import InputError
-from scanner.jsondoc import Document, load_document, pointer_join
-from scanner.model import Origin, Resource, parse_resource_id
+from scanner.model.jsondoc import Document, load_document, pointer_join
+from scanner.model.resources import Origin, Resource, parse_resource_id
+from scanner.model.unknown import Unknown
 from scanner.output import write_atomic
-from scanner.unknown import Unknown
 
 INVENTORY_VERSION = 1
 MARKER = "azai_inventory"

@@ -11,9 +11,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from scanner.engine import Finding, ScanResult
-from scanner.model import parse_resource_id
-from scanner.pricing import Cost
+from scanner.engine.results import Finding, ScanResult
+from scanner.model.pricing import Cost
+from scanner.model.resources import parse_resource_id
 
 NOT_KNOWN = "(set at deploy)"
 UNTAGGED = "(untagged)"

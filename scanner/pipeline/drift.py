@@ -22,20 +22,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scanner.checkapi import Check, DriftPair
-from scanner.config import load_config, select_checks
-from scanner.drift import AI_TYPES, DriftReport, covered_groups, drift_findings, match, watched_changes
-from scanner.engine import Finding, ScanResult, evaluate, sort_findings
+from scanner.drift.compare import AI_TYPES, DriftReport, covered_groups, drift_findings, match, watched_changes
+from scanner.engine.checkapi import Check, DriftPair
+from scanner.engine.evaluate import evaluate
+from scanner.engine.registry import load_checks
+from scanner.engine.results import Finding, ScanResult, sort_findings
 from scanner.errors import InputError
-from scanner.inventory_file import load_snapshot, save_inventory
-from scanner.jsondoc import load_document
-from scanner.model import Inventory, Resource, parse_resource_id
-from scanner.policy import apply_suppressions, compare_with_baseline, override_severity, read_baseline, write_baseline
-from scanner.pricing import PriceBook
-from scanner.registry import load_checks
-from scanner.scan import collect_live_inventory, parse_fail_on, template_options
+from scanner.model.jsondoc import load_document
+from scanner.model.pricing import PriceBook
+from scanner.model.resources import Inventory, Resource, parse_resource_id
+from scanner.pipeline.scan import collect_live_inventory, parse_fail_on, template_options
+from scanner.policy.baselines import compare_with_baseline, read_baseline, write_baseline
+from scanner.policy.config import load_config, select_checks
+from scanner.policy.suppressions import apply_suppressions, override_severity
 from scanner.sources import load_inputs
 from scanner.sources.live.collect import LiveScope
+from scanner.sources.snapshot import load_snapshot, save_inventory
 from scanner.sources.terraform.plan import read_resource_drift
 
 

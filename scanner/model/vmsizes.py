@@ -1,4 +1,4 @@
-"""The bundled VM size table: which sizes carry GPUs, and how many.
+"""VM sizes: the bundled table of which sizes carry GPUs and how many, and the catalog checks consult.
 
 GPU capability comes from this table (sourced from the Microsoft Learn size pages, see
 ``data/vm_sizes.csv``), not from a name prefix: ``Standard_NV4as_v4`` is a GPU size and
@@ -11,6 +11,9 @@ import csv
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from typing import Any
+
+from scanner.model.unknown import Unknown, UnknownValueError
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,3 +76,17 @@ def is_gpu_size(size: str) -> bool:
 def names() -> list[str]:
     """Every size in the table."""
     return [row.name for row in _table().values()]
+
+
+class SizeCatalog:
+    """VM size facts for checks: the bundled table, plus sizes a live scan's resource SKUs
+    confirmed to carry GPUs (``extra_gpu``, lower-cased)."""
+
+    def __init__(self, extra_gpu: frozenset[str] = frozenset()) -> None:
+        self.extra_gpu = extra_gpu
+
+    def is_gpu(self, size: Any) -> bool:
+        """True when the size carries a GPU. Unknown sizes raise, as any Unknown does."""
+        if isinstance(size, Unknown):
+            raise UnknownValueError(size)
+        return isinstance(size, str) and (is_gpu_size(size) or size.lower() in self.extra_gpu)

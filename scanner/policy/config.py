@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scanner.checkapi import Check, Severity
+from scanner.engine.checkapi import Check, Severity
+from scanner.engine.registry import find_check
 from scanner.errors import InputError
-from scanner.registry import find_check
 
 CONFIG_NAME = "azai.toml"
 _TOP_KEYS = {"fail-on", "select", "ignore", "rules", "suppressions", "owner-tag"}

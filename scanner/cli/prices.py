@@ -16,11 +16,11 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from scanner import vmsizes
 from scanner.errors import InputError
-from scanner.model import normalize_location
+from scanner.model import vmsizes
+from scanner.model.pricing import PRICE_COLUMNS, Price, PriceBook
+from scanner.model.resources import normalize_location
 from scanner.output import write_atomic
-from scanner.pricing import PRICE_COLUMNS, Price, PriceBook
 
 RETAIL_ENDPOINT = "https://prices.azure.com"
 MAX_PAGES = 500

@@ -2,105 +2,17 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from scanner.checkapi import Check, CheckContext, Severity, SizeCatalog, UtilizationSource, Violation
-from scanner.jsondoc import Position
-from scanner.model import CoverageGap, Inventory, Resource
-from scanner.pricing import Cost, PriceBook
-from scanner.unknown import UnknownValueError
-
-
-def fingerprint(rule_id: str, resource: Resource, path: str) -> str:
-    """A stable hash of rule, resource identity and property path.
-
-    It ignores lines and files, so it survives edits above the resource, and it uses the
-    resource's identity key, so a plan and a template of the same resource agree.
-    """
-    text = f"{rule_id}|{resource.identity_key}|{path.lower()}"
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
-
-
-@dataclass(frozen=True)
-class AppliedSuppression:
-    """Why a finding is accepted: a configuration entry (``external``) or a resource tag (``inSource``)."""
-
-    kind: str
-    justification: str
-    source: str
-    expires: str | None = None
-
-
-@dataclass(frozen=True)
-class Finding:
-    check: Check
-    resource: Resource
-    violation: Violation
-    severity: Severity
-    fingerprint: str
-    suppression: AppliedSuppression | None = None
-    baseline_state: str | None = None  # "new" or "unchanged" when a baseline was given
-    tags: Mapping[str, Any] = field(default_factory=dict)  # the resource's tags over its parents'
-
-    @property
-    def cost(self) -> Cost | None:
-        return self.violation.cost
-
-    @property
-    def position(self) -> Position | None:
-        return self.resource.origin.position(self.violation.path)
-
-
-@dataclass(frozen=True)
-class Undetermined:
-    """A rule that could not decide on a resource because a deciding value is unknown."""
-
-    check: Check
-    resource: Resource
-    path: str | None
-    reason: str
-
-    @property
-    def position(self) -> Position | None:
-        return self.resource.origin.position(self.path)
-
-
-@dataclass
-class ScanResult:
-    """What reports render: findings, undetermined pairs, warnings and what was read."""
-
-    findings: list[Finding] = field(default_factory=list)
-    undetermined: list[Undetermined] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    inputs: list[dict[str, Any]] = field(default_factory=list)
-    resources_scanned: int = 0
-    checks: list[Check] = field(default_factory=list)
-    passed: list[tuple[Check, Resource]] = field(default_factory=list)
-    absent: list[Any] = field(default_factory=list)  # baseline entries no longer found
-    fail_on: Severity | None = None
-    baseline_used: bool = False
-    coverage: list[CoverageGap] = field(default_factory=list)  # what the scan could not read
-    live_requests: int = 0
-    owner_tag: str = "owner"
-    drift: Any = None  # a DriftReport for azai drift
-
-    @property
-    def complete(self) -> bool:
-        return not self.coverage
-
-    def failing(self) -> list[Finding]:
-        """Findings that fail the run: at or above ``fail_on``, not suppressed, not in the baseline."""
-        if self.fail_on is None:
-            return []
-        threshold = self.fail_on
-        return [
-            f
-            for f in self.findings
-            if f.severity >= threshold and f.suppression is None and f.baseline_state in (None, "new")
-        ]
+from scanner.engine.checkapi import Check, CheckContext, Violation
+from scanner.engine.results import Finding, Undetermined, fingerprint
+from scanner.model.pricing import PriceBook
+from scanner.model.resources import Inventory, Resource
+from scanner.model.unknown import UnknownValueError
+from scanner.model.utilization import UtilizationSource
+from scanner.model.vmsizes import SizeCatalog
 
 
 @dataclass
@@ -230,21 +142,3 @@ def inherited_tags(inventory: Inventory, resource: Resource) -> dict[str, Any]:
     return merged
 
 
-def sort_findings(findings: list[Finding]) -> list[Finding]:
-    """Deterministic order: most severe first, then rule, file, resource and property."""
-    return sorted(
-        findings,
-        key=lambda f: (
-            -f.severity,
-            f.check.id,
-            f.resource.origin.file or "",
-            f.resource.identity_key,
-            f.violation.path.lower(),
-        ),
-    )
-
-
-def sort_undetermined(items: list[Undetermined]) -> list[Undetermined]:
-    return sorted(
-        items, key=lambda u: (u.check.id, u.resource.origin.file or "", u.resource.identity_key, u.path or "")
-    )

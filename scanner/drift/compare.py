@@ -15,11 +15,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from scanner import azure_types as T
-from scanner.checkapi import Check, CheckContext, DriftPair
-from scanner.engine import Finding, fingerprint, inherited_tags
-from scanner.model import Inventory, Resource, get_path, normalize_location, parse_resource_id
-from scanner.unknown import Unknown, UnknownValueError
+from scanner.engine.checkapi import Check, CheckContext, DriftPair
+from scanner.engine.evaluate import inherited_tags
+from scanner.engine.results import Finding, fingerprint
+from scanner.model import azure_types as T
+from scanner.model.resources import Inventory, Resource, get_path, normalize_location, parse_resource_id
+from scanner.model.unknown import Unknown, UnknownValueError
 
 WATCH: dict[str, tuple[str, ...]] = {
     T.WORKSPACE: (

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from scanner.errors import InputError
-from scanner.model import normalize_location
-from scanner.unknown import Unknown
+from scanner.model.resources import normalize_location
+from scanner.model.unknown import Unknown
 
 HOURS_PER_MONTH = 730.0
 PRICE_COLUMNS = ["size", "region", "usd_per_hour", "source", "as_of"]

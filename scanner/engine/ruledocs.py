@@ -1,6 +1,7 @@
-"""Rule documentation generated from the rules themselves.
+"""Rule documentation made from the rules themselves: each rule's page (also SARIF's rule help),
+the catalog table, the peer rules covered and the compliance mapping.
 
-``docs/rules/`` is this module's output (``python -m scanner.docgen``); a test regenerates it
+``docs/rules/`` is written from these by ``python -m scanner.dev docs``; a test regenerates it
 and fails when the committed files differ, so the docs cannot drift from the code.
 """
 
@@ -8,10 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sys
-from pathlib import Path
 
-from scanner.checkapi import Check, PeerRule, Pillar
+from scanner.engine.checkapi import Check, PeerRule, Pillar
 
 COMPLIANCE_VERSION = 2
 
@@ -77,7 +76,7 @@ def catalog_markdown(checks: list[Check], link: bool = True) -> str:
 
 
 def index_markdown(checks: list[Check]) -> str:
-    header = "# Rules\n\nGenerated from the rule code by `python -m scanner.docgen`; do not edit by hand.\n\n"
+    header = "# Rules\n\nGenerated from the rule code by `python -m scanner.dev docs`; do not edit by hand.\n\n"
     return header + catalog_markdown(checks)
 
 
@@ -111,7 +110,7 @@ def peers_markdown(checks: list[Check]) -> str:
     lines = [
         "# Peer rules covered",
         "",
-        "Generated from the rule code by `python -m scanner.docgen`; do not edit by hand. Peer rules",
+        "Generated from the rule code by `python -m scanner.dev docs`; do not edit by hand. Peer rules",
         "azai leaves out on purpose, and why, are in [../peers.md](../peers.md).",
         "",
         "| tool | peer rule | what it checks | azai rule | where azai differs |",
@@ -130,22 +129,3 @@ def generate(checks: list[Check]) -> dict[str, str]:
     files["compliance.json"] = compliance_json(checks)
     files["peers.md"] = peers_markdown(checks)
     return files
-
-
-def main(argv: list[str]) -> int:
-    from scanner.registry import load_checks
-
-    target = Path(argv[1] if len(argv) > 1 else "docs/rules")
-    target.mkdir(parents=True, exist_ok=True)
-    files = generate(load_checks())
-    for stale in [*target.glob("*.md"), *target.glob("*.json")]:
-        if stale.name not in files:
-            stale.unlink()
-    for name, content in files.items():
-        (target / name).write_text(content, encoding="utf-8")
-    print(f"wrote {len(files)} files to {target}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv))
