@@ -57,7 +57,8 @@ def main() -> int:
             [
                 sys.executable,
                 "-c",
-                "import sys\nfrom scanner.cli.commands import main\ntry:\n main(['--version'])\nexcept SystemExit:\n pass\n"
+                "import sys\nfrom scanner.cli.commands import main\n"
+                "try:\n main(['--version'])\nexcept SystemExit:\n pass\n"
                 "print(sorted(m for m in sys.modules if m.startswith('azure')))",
             ],
             capture_output=True,

@@ -185,16 +185,27 @@ def _notification(text: str, level: str, item: Undetermined | None = None) -> om
     return notification
 
 
+def _used_rules(
+    checks: list[Check], findings: list[Finding], absent: list[Any], undecided: list[Undetermined]
+) -> list[Check]:
+    """The rules a run's results and notes refer to, in catalog order. Listing only these keeps
+    the log small and makes goldens change only where results do; a rule's full help still
+    reaches code scanning with its first result."""
+    used = {f.check.id for f in findings} | {e.rule_id for e in absent} | {u.check.id for u in undecided}
+    return [c for c in checks if c.id in used]
+
+
 def _run(kind: str, result: ScanResult, cut: list[str]) -> om.Run:
-    checks = result.checks
-    index = {c.id: i for i, c in enumerate(checks)}
     findings = [f for f in result.findings if f.resource.origin.kind == kind]
+    absent = [e for e in result.absent if e.source == kind]
+    undecided = [u for u in result.undetermined if u.resource.origin.kind == kind]
+    checks = _used_rules(result.checks, findings, absent, undecided)
+    index = {c.id: i for i, c in enumerate(checks)}
     results = [_result(f, index[f.check.id]) for f in findings]
-    results += [_absent_result(e, index.get(e.rule_id, -1)) for e in result.absent if e.source == kind]
+    results += [_absent_result(e, index.get(e.rule_id, -1)) for e in absent]
     notifications = [
         _notification(f"{u.check.id} {u.check.slug} could not decide on {u.resource.name}: {u.reason}", "note", u)
-        for u in result.undetermined
-        if u.resource.origin.kind == kind
+        for u in undecided
     ]
     notifications += [_notification(w, "warning") for w in result.warnings]
     notifications += [

@@ -108,6 +108,21 @@ def test_scan_to_scan_reports_every_change_and_no_noise(snapshots: tuple[Path, P
     assert code == 0 and data["findings"] == [] and data["drift"]["changed"] == []
 
 
+def test_drift_honours_rule_options_as_a_scan_does(snapshots: tuple[Path, Path, Emulator]) -> None:
+    """The rules compared between two scans run with the options a scan would give them."""
+    base, current, _ = snapshots
+    code, data, _ = _drift(str(base), str(current), "--rule-option", "AZAI-402:zone_regions=nowhere")
+    appeared = {(f["rule_id"], f["resource_name"]) for f in data["drift"]["findings_appeared"]}
+    assert code == 1 and appeared == {
+        ("AZAI-101", "ws-demo/score"),
+        ("AZAI-101", "oai-demo"),
+        ("AZAI-102", "aks-demo/gpu"),
+        ("AZAI-102", "aks-demo/adhoc"),
+        ("AZAI-201", "aks-demo/adhoc"),
+        ("AZAI-201", "ws-demo/train"),
+    }
+
+
 def test_snapshot_against_live_and_drift_in_every_format(
     snapshots: tuple[Path, Path, Emulator], tmp_path: Path
 ) -> None:

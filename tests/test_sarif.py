@@ -180,11 +180,16 @@ def test_one_run_per_source_kind_with_its_own_category(tmp_path: Path) -> None:
         "azai/iac/arm/",
         "azai/iac/whatif/",
     ]
+    catalog = [c.id for c in load_checks()]
     for run in document["runs"]:
         assert len(run["results"]) == 23
-        assert [r["id"] for r in run["tool"]["driver"]["rules"]] == [
-            c.id for c in load_checks() if "drift" not in c.sources
-        ]
+        rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
+        notes = run["invocations"][0]["toolExecutionNotifications"]
+        used = {r["ruleId"] for r in run["results"]} | {
+            n["associatedRule"]["id"] for n in notes if "associatedRule" in n
+        }
+        assert rules == [rule for rule in catalog if rule in used]  # only the rules this run refers to
+        assert all(rules[r["ruleIndex"]] == r["ruleId"] for r in run["results"])
 
 
 def test_results_point_at_the_property_and_name_the_terraform_address(tmp_path: Path) -> None:

@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from scanner import __version__
+from scanner.cli.options import (
+    live_options,
+    policy_options,
+    progress_wanted,
+    report_options,
+    request_fields,
+)
 from scanner.errors import InputError
+from scanner.policy.gates import DRIFT_GATE, SCAN_GATE
 
 if TYPE_CHECKING:
     from scanner.engine.results import ScanResult
@@ -25,8 +33,6 @@ EXIT_FINDINGS = 1
 EXIT_ERROR = 2
 EXIT_INCOMPLETE = 3
 EXIT_INTERNAL = 70
-
-SEVERITY_CHOICES = ["critical", "high", "medium", "low", "none"]
 
 
 class _Group(click.Group):
@@ -77,9 +83,6 @@ def main() -> None:
     """
 
 
-FORMATS = ("text", "json", "sarif", "markdown", "junit", "html")
-
-
 def pair_outputs(formats: tuple[str, ...], outputs: tuple[str, ...]) -> list[tuple[str, str | None]]:
     """Match each ``--format`` with the ``--output`` in the same position; the rest go to stdout.
 
@@ -123,40 +126,6 @@ def render(fmt: str, result: ScanResult) -> tuple[bytes | Iterable[bytes], list[
     return text.render(result), []
 
 
-def live_options(command: Any) -> Any:
-    """The live-scope options that ``scan`` and ``drift`` share, declared once."""
-    options = [
-        click.option(
-            "--subscription",
-            "subscriptions",
-            multiple=True,
-            metavar="ID",
-            help="Scan this subscription live. Repeatable.",
-        ),
-        click.option(
-            "--management-group",
-            "management_groups",
-            multiple=True,
-            metavar="ID",
-            help="Scan every subscription under it.",
-        ),
-        click.option("--all-subscriptions", is_flag=True, help="Scan every subscription the identity can list."),
-        click.option(
-            "--cloud",
-            type=click.Choice(["AzureCloud", "AzureUSGovernment", "AzureChinaCloud"]),
-            default="AzureCloud",
-            show_default=True,
-            help="The cloud to scan live, and that templates' environment() answers for.",
-        ),
-        click.option(
-            "--arm-endpoint", metavar="URL", help="Send every management-plane call (Resource Graph included) to URL."
-        ),
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return command
-
-
 def exit_code(result: ScanResult) -> int:
     """1 when the gate fails; else 3 when a live scan could not see everything; else 0."""
     if result.failing():
@@ -198,90 +167,18 @@ def _environment(variables: dict[str, str]) -> Iterator[None]:
                 os.environ[key] = value
 
 
-def _progress_wanted() -> bool:
-    return sys.stderr.isatty() and not os.environ.get("CI")
-
-
 @main.command()
 @click.argument("paths", nargs=-1, required=False, metavar="[PATH]...")
-@click.option(
-    "--parameters",
-    "parameters_file",
-    metavar="FILE",
-    help="ARM parameters file for the templates scanned; azd ${NAME=default} placeholders are resolved.",
-)
-@click.option(
-    "--format",
-    "formats",
-    multiple=True,
-    type=click.Choice(FORMATS),
-    help="Report format (default text). Repeat, each with its --output, to write several reports from one scan.",
-)
-@click.option(
-    "--output",
-    "-o",
-    "outputs",
-    multiple=True,
-    metavar="FILE",
-    help="Write the report of the matching --format to FILE.",
-)
-@click.option(
-    "--fail-on",
-    type=click.Choice(SEVERITY_CHOICES, case_sensitive=False),
-    default=None,
-    help="Exit 1 when an unsuppressed (and, with --baseline, new) finding has this severity or higher; "
-    "'none' never fails. [default: config file, else high]",
-)
-@click.option("--select", multiple=True, metavar="RULE", help="Run only these rules (id, slug or pillar). Repeatable.")
-@click.option(
-    "--ignore", multiple=True, metavar="RULE", help="Do not run these rules (id, slug or pillar). Repeatable."
-)
-@click.option(
-    "--rule-option",
-    "rule_options",
-    multiple=True,
-    metavar="RULE:KEY=VALUE",
-    help="Set a rule option, e.g. AZAI-201:max_idle_before_shutdown=PT2H (see 'azai rules RULE'). Repeatable.",
-)
-@click.option(
-    "--config", "config_file", metavar="FILE", help="Configuration file [default: nearest azai.toml or pyproject.toml]."
-)
-@click.option(
-    "--baseline", metavar="FILE", help="Fail only on findings not in this baseline; mark them new or unchanged."
-)
-@click.option("--write-baseline", metavar="FILE", help="Record the current findings as a baseline (atomically).")
+@report_options
+@policy_options(SCAN_GATE, "high and critical findings fail")
+@live_options
 @click.option(
     "--skip-unknown",
     is_flag=True,
     help="Skip files that are not a plan, template or what-if result instead of failing.",
 )
-@live_options
-@click.option(
-    "--save-inventory", metavar="FILE", help="Write the live inventory as JSON; SARIF results point at its lines."
-)
-@click.option("--prices", "prices_file", metavar="FILE", help="Price table [default: refreshed cache, else bundled].")
-@click.option("--owner-tag", metavar="KEY", help="Tag that names a resource's owner in cost totals [default: owner].")
 def scan(
-    paths: tuple[str, ...],
-    parameters_file: str | None,
-    formats: tuple[str, ...],
-    outputs: tuple[str, ...],
-    fail_on: str | None,
-    select: tuple[str, ...],
-    ignore: tuple[str, ...],
-    rule_options: tuple[str, ...],
-    config_file: str | None,
-    baseline: str | None,
-    write_baseline: str | None,
-    skip_unknown: bool,
-    subscriptions: tuple[str, ...],
-    management_groups: tuple[str, ...],
-    all_subscriptions: bool,
-    cloud: str,
-    arm_endpoint: str | None,
-    save_inventory: str | None,
-    prices_file: str | None,
-    owner_tag: str | None,
+    paths: tuple[str, ...], formats: tuple[str, ...], outputs: tuple[str, ...], skip_unknown: bool, **shared: Any
 ) -> None:
     """Scan IaC files and live subscriptions.
 
@@ -292,33 +189,13 @@ def scan(
     identity, workload identity, service-principal variables); they combine with PATHs.
     """
     from scanner.pipeline.scan import ScanRequest, run_scan
-    from scanner.sources.live.collect import LiveScope
 
-    live = LiveScope(list(subscriptions), list(management_groups), all_subscriptions)
-    if not paths and not live.requested:
+    request = ScanRequest(paths=paths, skip_unknown=skip_unknown, **request_fields(shared))
+    if not paths and not request.live.requested:
         raise click.UsageError(
             "give a PATH to scan, or a live scope (--subscription, --management-group, --all-subscriptions)"
         )
     targets = pair_outputs(formats, outputs)
-    request = ScanRequest(
-        paths=paths,
-        parameters_file=parameters_file,
-        rule_options=rule_options,
-        select=select,
-        ignore=ignore,
-        fail_on=fail_on,
-        config_file=config_file,
-        baseline=baseline,
-        write_baseline=write_baseline,
-        skip_unknown=skip_unknown,
-        live=live,
-        cloud=cloud,
-        arm_endpoint=arm_endpoint,
-        save_inventory=save_inventory,
-        progress=_progress_wanted(),
-        prices_file=prices_file,
-        owner_tag=owner_tag,
-    )
     result = run_scan(request)
     write_reports(result, targets)
     sys.exit(exit_code(result))
@@ -333,42 +210,15 @@ def scan(
     metavar="PATH",
     help="Plan, template or what-if to compare with live. Repeatable.",
 )
-@click.option("--parameters", "parameters_file", metavar="FILE", help="ARM parameters file for --iac templates.")
+@report_options
+@policy_options(DRIFT_GATE, "any drift fails")
 @live_options
-@click.option("--save-inventory", metavar="FILE", help="Save the live scan as a snapshot (the next run's BASE).")
-@click.option(
-    "--format", "formats", multiple=True, type=click.Choice(FORMATS), help="Report format (default text). Repeatable."
-)
-@click.option("--output", "-o", "outputs", multiple=True, metavar="FILE", help="Write the matching --format to FILE.")
-@click.option(
-    "--fail-on",
-    type=click.Choice(SEVERITY_CHOICES, case_sensitive=False),
-    default=None,
-    help="Exit 1 when unsuppressed drift findings reach this severity. [default: config file, else low: any drift]",
-)
-@click.option("--select", multiple=True, metavar="RULE", help="Run only these drift rules (id, slug or pillar).")
-@click.option("--ignore", multiple=True, metavar="RULE", help="Do not run these drift rules.")
-@click.option("--config", "config_file", metavar="FILE", help="Configuration file [default: nearest azai.toml].")
-@click.option("--baseline", metavar="FILE", help="Fail only on drift findings not in this baseline.")
-@click.option("--write-baseline", metavar="FILE", help="Record the current drift findings as a baseline.")
 def drift(
     snapshots: tuple[str, ...],
     iac_paths: tuple[str, ...],
-    parameters_file: str | None,
-    subscriptions: tuple[str, ...],
-    management_groups: tuple[str, ...],
-    all_subscriptions: bool,
-    cloud: str,
-    arm_endpoint: str | None,
-    save_inventory: str | None,
     formats: tuple[str, ...],
     outputs: tuple[str, ...],
-    fail_on: str | None,
-    select: tuple[str, ...],
-    ignore: tuple[str, ...],
-    config_file: str | None,
-    baseline: str | None,
-    write_baseline: str | None,
+    **shared: Any,
 ) -> None:
     """Audit drift: between two scans, between IaC and live, or in a plan's resource_drift.
 
@@ -378,6 +228,9 @@ def drift(
       azai drift --iac plan.json --subscription ID IaC against live
       azai drift --iac plan.json                   Terraform's own resource_drift
 
+    --select and --ignore choose the drift rules (AZAI-901 to 903) and, between two scans, the
+    rules whose findings are compared; --rule-option and the config file's options apply to both.
+
     \b
     Exit codes, in the spirit of terraform plan -detailed-exitcode:
       0  no drift (nothing at or above --fail-on that is not suppressed or baselined)
@@ -386,30 +239,18 @@ def drift(
       3  a live read was incomplete and no drift was found in what could be read
     """
     from scanner.pipeline.drift import DriftRequest, run_drift
-    from scanner.sources.live.collect import LiveScope
 
     if len(snapshots) > 2:
         raise click.UsageError("give at most BASE and CURRENT")
-    live = LiveScope(list(subscriptions), list(management_groups), all_subscriptions)
-    if len(snapshots) == 2 and live.requested:
+    fields = request_fields(shared)
+    if len(snapshots) == 2 and fields["live"].requested:
         raise click.UsageError("give CURRENT or a live scope, not both")
     targets = pair_outputs(formats, outputs)
     request = DriftRequest(
         base=snapshots[0] if snapshots and not iac_paths else None,
         current=snapshots[1] if len(snapshots) == 2 else (snapshots[0] if snapshots and iac_paths else None),
-        iac=list(iac_paths),
-        parameters_file=parameters_file,
-        live=live,
-        cloud=cloud,
-        arm_endpoint=arm_endpoint,
-        save_inventory=save_inventory,
-        fail_on=fail_on,
-        select=list(select),
-        ignore=list(ignore),
-        config_file=config_file,
-        baseline=baseline,
-        write_baseline=write_baseline,
-        progress=_progress_wanted(),
+        iac=iac_paths,
+        **fields,
     )
     result = run_drift(request)
     write_reports(result, targets)
@@ -448,8 +289,7 @@ def prices_refresh(regions: tuple[str, ...], output: str | None, endpoint: str) 
 
 
 @main.command()
-@click.option("--format", "formats", multiple=True, type=click.Choice(FORMATS), help="Report format (default text).")
-@click.option("--output", "-o", "outputs", multiple=True, metavar="FILE", help="Write the matching --format to FILE.")
+@report_options
 @click.option("--save-inventory", metavar="FILE", help="Also write the collected inventory as a snapshot.")
 @click.option(
     "--estate",
@@ -492,7 +332,7 @@ def demo(
                 arm_endpoint=server.endpoint,
                 fail_on="none",
                 save_inventory=save_inventory,
-                progress=_progress_wanted(),
+                progress=progress_wanted(),
             )
         )
         writes = server.writes()

@@ -15,128 +15,110 @@ other finding, so every report format carries them.
 
 from __future__ import annotations
 
-import datetime as dt
-import os
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from scanner.drift.compare import AI_TYPES, DriftReport, covered_groups, drift_findings, match, watched_changes
 from scanner.engine.checkapi import Check, DriftPair
 from scanner.engine.evaluate import evaluate
-from scanner.engine.registry import load_checks
 from scanner.engine.results import Finding, ScanResult, sort_findings
 from scanner.errors import InputError
 from scanner.model.jsondoc import load_document
-from scanner.model.pricing import PriceBook
 from scanner.model.resources import Inventory, Resource, parse_resource_id
-from scanner.pipeline.scan import collect_live_inventory, parse_fail_on, template_options
-from scanner.policy.baselines import compare_with_baseline, read_baseline, write_baseline
-from scanner.policy.config import load_config, select_checks
-from scanner.policy.suppressions import apply_suppressions, override_severity
+from scanner.pipeline.run import (
+    RunPolicy,
+    RunRequest,
+    collect_live_inventory,
+    conclude,
+    prepare,
+    template_options,
+)
+from scanner.policy.gates import DRIFT_GATE
 from scanner.sources import load_inputs
-from scanner.sources.live.collect import LiveScope
 from scanner.sources.snapshot import load_snapshot, save_inventory
 from scanner.sources.terraform.plan import read_resource_drift
 
 
-@dataclass
-class DriftRequest:
+@dataclass(kw_only=True)
+class DriftRequest(RunRequest):
+    """A drift audit: a BASE snapshot, a CURRENT snapshot (or the live scope), or IaC paths."""
+
     base: str | None = None
     current: str | None = None
-    iac: list[str] = field(default_factory=list)
-    parameters_file: str | None = None
-    live: LiveScope = field(default_factory=LiveScope)
-    cloud: str = "AzureCloud"
-    arm_endpoint: str | None = None
-    save_inventory: str | None = None
-    fail_on: str | None = None
-    select: list[str] = field(default_factory=list)
-    ignore: list[str] = field(default_factory=list)
-    config_file: str | None = None
-    baseline: str | None = None
-    write_baseline: str | None = None
-    progress: bool = False
-    today: dt.date = field(default_factory=dt.date.today)
-    environ: Mapping[str, str] = field(default_factory=lambda: os.environ)  # azd placeholders
+    iac: Sequence[str] = ()
 
 
 def run_drift(request: DriftRequest) -> ScanResult:
-    every = load_checks()
-    config = load_config(request.config_file, every)
-    chosen = select_checks(every, [*config.select, *request.select], [*config.ignore, *request.ignore])
-    drift_checks = [c for c in chosen if "drift" in c.sources]
-    rule_checks = [c for c in chosen if "drift" not in c.sources]
-    options = {rule: dict(values) for rule, values in config.options.items()}
-    result = ScanResult(checks=drift_checks, fail_on=parse_fail_on(request.fail_on or config.fail_on or "low"))
-    result.owner_tag = config.owner_tag or "owner"
+    """Compare, turn differences into drift findings, then apply the run's policy."""
+    policy, result = prepare(request, DRIFT_GATE)
+    result.checks = policy.drift_checks
     findings: list[Finding] = []
-
-    current: list[Resource] | None = None
-    current_label = ""
-    if request.current:
-        current, _ = load_snapshot(request.current)
-        current_label = request.current
-    elif request.live.requested:
-        live = collect_live_inventory(request.live, request.cloud, request.arm_endpoint, request.progress)
-        result.coverage, result.live_requests = live.coverage, live.requests
-        current, current_label = live.resources, "live:" + ",".join(live.subscriptions)
-        if request.save_inventory:
-            save_inventory(request.save_inventory, current, live.subscriptions, live.coverage)
-
+    current, current_label = _current(request, result)
     if request.base:
         if current is None:
             raise InputError("azai drift BASE needs a CURRENT snapshot or a live scope (--subscription, ...)")
         base, _ = load_snapshot(request.base)
-        result.drift = _scan_to_scan(
-            base, current, request.base, current_label, drift_checks, rule_checks, options, findings
-        )
+        result.drift = _scan_to_scan(base, current, request.base, current_label, policy, findings)
+        current_kind = "live" if request.live.requested else "snapshot"
         result.inputs = [
             {"path": request.base, "kind": "snapshot", "resources": len(base)},
-            {
-                "path": current_label,
-                "kind": "live" if request.live.requested else "snapshot",
-                "resources": len(current),
-            },
+            {"path": current_label, "kind": current_kind, "resources": len(current)},
         ]
     elif request.iac:
-        loaded, warnings = load_inputs(request.iac, template_options(request))
-        result.warnings.extend(warnings)
-        iac_complete = not any(item.coverage for item in loaded)
-        result.coverage.extend(gap for item in loaded for gap in item.coverage)
-        declared = [r for item in loaded for r in item.inventory.resources if not r.origin.reference_only]
-        result.inputs = [{"path": i.path, "kind": i.kind, "resources": len(i.inventory.resources)} for i in loaded]
-        for item in loaded:
-            if item.kind == "terraform":
-                findings += _terraform_drift(item.path, drift_checks, options)
-        if current is not None:
-            result.drift = _iac_to_live(
-                declared,
-                current,
-                ",".join(request.iac),
-                current_label,
-                drift_checks,
-                options,
-                findings,
-                complete=not result.coverage,
-                iac_complete=iac_complete,
-            )
-            result.inputs.append({"path": current_label, "kind": "live", "resources": len(current)})
+        _iac_drift(request, policy, result, findings, current, current_label)
     else:
         raise InputError("azai drift needs BASE (and CURRENT or a live scope), or --iac PATH")
-
     result.resources_scanned = sum(int(i["resources"]) for i in result.inputs)
-    findings = override_severity(findings, config.severities)
-    findings, expired = apply_suppressions(findings, config.suppressions, request.today)
-    result.warnings.extend(expired)
-    if request.baseline:
-        findings, result.absent = compare_with_baseline(findings, read_baseline(request.baseline))
-        result.baseline_used = True
-    result.findings = sort_findings(findings)
-    if request.write_baseline:
-        write_baseline(request.write_baseline, result.findings)
-    return result
+    return conclude(result, findings, policy, request)
+
+
+def _current(request: DriftRequest, result: ScanResult) -> tuple[list[Resource] | None, str]:
+    """The CURRENT side: a snapshot file, else the live scope (saved when asked), else none."""
+    if request.current:
+        return load_snapshot(request.current)[0], request.current
+    if not request.live.requested:
+        return None, ""
+    live = collect_live_inventory(request)
+    result.coverage, result.live_requests = live.coverage, live.requests
+    if request.save_inventory:
+        save_inventory(request.save_inventory, live.resources, live.subscriptions, live.coverage)
+    return live.resources, "live:" + ",".join(live.subscriptions)
+
+
+def _iac_drift(
+    request: DriftRequest,
+    policy: RunPolicy,
+    result: ScanResult,
+    findings: list[Finding],
+    current: list[Resource] | None,
+    current_label: str,
+) -> None:
+    """Terraform's own resource_drift in each plan, then the IaC against CURRENT when given."""
+    loaded, warnings = load_inputs(request.iac, template_options(request))
+    result.warnings.extend(warnings)
+    iac_complete = not any(item.coverage for item in loaded)
+    result.coverage.extend(gap for item in loaded for gap in item.coverage)
+    declared = [r for item in loaded for r in item.inventory.resources if not r.origin.reference_only]
+    result.inputs = [{"path": i.path, "kind": i.kind, "resources": len(i.inventory.resources)} for i in loaded]
+    for item in loaded:
+        if item.kind == "terraform":
+            findings += _terraform_drift(item.path, policy.drift_checks, policy.options)
+    if current is None:
+        return
+    result.drift = _iac_to_live(
+        declared,
+        current,
+        ",".join(request.iac),
+        current_label,
+        policy.drift_checks,
+        policy.options,
+        findings,
+        complete=not result.coverage,
+        iac_complete=iac_complete,
+    )
+    result.inputs.append({"path": current_label, "kind": "live", "resources": len(current)})
 
 
 def _scan_to_scan(
@@ -144,11 +126,11 @@ def _scan_to_scan(
     current: list[Resource],
     base_label: str,
     current_label: str,
-    drift_checks: list[Check],
-    rule_checks: list[Check],
-    options: dict[str, dict[str, Any]],
+    policy: RunPolicy,
     findings: list[Finding],
 ) -> DriftReport:
+    """Watched changes as AZAI-901, and the rule findings that appeared or were resolved."""
+    drift_checks, rule_checks, options, book = policy.drift_checks, policy.rule_checks, policy.options, policy.prices
     pairs, removed, added = match(base, current)
     current_inventory = Inventory(current)
     report = DriftReport("snapshot", base_label, current_label, added=added, removed=removed)
@@ -157,7 +139,6 @@ def _scan_to_scan(
         if changes:
             report.changed.append((after, changes))
             findings += drift_findings(drift_checks, DriftPair("snapshot", before, after), current_inventory, options)
-    book = PriceBook.load()
     before_findings = evaluate(Inventory(base), rule_checks, options, prices=book).findings
     after_findings = evaluate(current_inventory, rule_checks, options, prices=book).findings
     before_prints = {f.fingerprint for f in before_findings}

@@ -1,0 +1,157 @@
+"""Options that ``scan`` and ``drift`` share, declared once so their names, help and meaning
+cannot drift apart, and the step that turns them into the pipeline's request fields."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+FORMATS = ("text", "json", "sarif", "markdown", "junit", "html")
+SEVERITY_CHOICES = ["critical", "high", "medium", "low", "none"]
+
+Decorator = Callable[[Any], Any]
+
+
+def _apply(options: list[Decorator]) -> Decorator:
+    def decorate(command: Any) -> Any:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return decorate
+
+
+report_options = _apply(
+    [
+        click.option(
+            "--format",
+            "formats",
+            multiple=True,
+            type=click.Choice(FORMATS),
+            help="Report format (default text). Repeat, each with its --output, to write several reports from one run.",
+        ),
+        click.option(
+            "--output",
+            "-o",
+            "outputs",
+            multiple=True,
+            metavar="FILE",
+            help="Write the report of the matching --format to FILE (atomically).",
+        ),
+    ]
+)
+
+live_options = _apply(
+    [
+        click.option(
+            "--subscription",
+            "subscriptions",
+            multiple=True,
+            metavar="ID",
+            help="Read this subscription live. Repeatable.",
+        ),
+        click.option(
+            "--management-group",
+            "management_groups",
+            multiple=True,
+            metavar="ID",
+            help="Read every subscription under it.",
+        ),
+        click.option("--all-subscriptions", is_flag=True, help="Read every subscription the identity can list."),
+        click.option(
+            "--cloud",
+            type=click.Choice(["AzureCloud", "AzureUSGovernment", "AzureChinaCloud"]),
+            default="AzureCloud",
+            show_default=True,
+            help="The cloud to read live, and that templates' environment() answers for.",
+        ),
+        click.option(
+            "--arm-endpoint", metavar="URL", help="Send every management-plane call (Resource Graph included) to URL."
+        ),
+        click.option(
+            "--save-inventory",
+            metavar="FILE",
+            help="Write the resources read as a snapshot: a later 'azai drift' BASE, and what SARIF results "
+            "on live resources point at.",
+        ),
+        click.option(
+            "--parameters",
+            "parameters_file",
+            metavar="FILE",
+            help="ARM parameters file for the templates read; azd ${NAME=default} placeholders are resolved.",
+        ),
+    ]
+)
+
+
+def policy_options(default_gate: str, gate_meaning: str) -> Decorator:
+    """Rule selection, rule options, configuration, baselines, the gate, and cost settings."""
+    return _apply(
+        [
+            click.option(
+                "--fail-on",
+                type=click.Choice(SEVERITY_CHOICES, case_sensitive=False),
+                default=None,
+                help="Exit 1 when an unsuppressed (and, with --baseline, new) finding has this severity or "
+                f"higher; 'none' never fails. [default: config file, else {default_gate}: {gate_meaning}]",
+            ),
+            click.option(
+                "--select", multiple=True, metavar="RULE", help="Run only these rules (id, slug or pillar). Repeatable."
+            ),
+            click.option(
+                "--ignore",
+                multiple=True,
+                metavar="RULE",
+                help="Do not run these rules (id, slug or pillar). Repeatable.",
+            ),
+            click.option(
+                "--rule-option",
+                "rule_options",
+                multiple=True,
+                metavar="RULE:KEY=VALUE",
+                help="Set a rule option, e.g. AZAI-201:max_idle_before_shutdown=PT2H (see 'azai rules RULE'). "
+                "Repeatable.",
+            ),
+            click.option(
+                "--config",
+                "config_file",
+                metavar="FILE",
+                help="Configuration file [default: nearest azai.toml or pyproject.toml].",
+            ),
+            click.option(
+                "--baseline",
+                metavar="FILE",
+                help="Fail only on findings not in this baseline; mark them new or unchanged.",
+            ),
+            click.option(
+                "--write-baseline", metavar="FILE", help="Record the current findings as a baseline (atomically)."
+            ),
+            click.option(
+                "--prices", "prices_file", metavar="FILE", help="Price table [default: refreshed cache, else bundled]."
+            ),
+            click.option(
+                "--owner-tag", metavar="KEY", help="Tag that names a resource's owner in cost totals [default: owner]."
+            ),
+        ]
+    )
+
+
+def request_fields(given: dict[str, Any]) -> dict[str, Any]:
+    """The shared options as ``RunRequest`` fields: the live scope gathered into one value."""
+    from scanner.sources.live.collect import LiveScope
+
+    fields = dict(given)
+    fields["live"] = LiveScope(
+        list(fields.pop("subscriptions")), list(fields.pop("management_groups")), fields.pop("all_subscriptions")
+    )
+    fields["progress"] = progress_wanted()
+    return fields
+
+
+def progress_wanted() -> bool:
+    """Progress lines only for a person at a terminal, never in CI logs."""
+    return sys.stderr.isatty() and not os.environ.get("CI")

@@ -1,0 +1,120 @@
+"""The steps every run shares, scan or drift: configuration, rule selection and options before
+the run; severities, suppressions, baselines and the gate after it.
+
+Both commands go through ``prepare`` and ``conclude`` so that a setting means the same thing in
+each (before they were two copies, and drift ignored rule options).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from scanner.engine.checkapi import Check
+from scanner.engine.registry import load_checks
+from scanner.engine.results import Finding, ScanResult, sort_findings, sort_undetermined
+from scanner.model.pricing import PriceBook
+from scanner.policy.baselines import BaselineEntry, compare_with_baseline, read_baseline, write_baseline
+from scanner.policy.config import Config, load_config, select_checks
+from scanner.policy.options import parse_fail_on, parse_rule_options
+from scanner.policy.suppressions import apply_suppressions, override_severity
+from scanner.sources.arm.parameters import ParameterFile, read_parameters
+from scanner.sources.arm.template import TemplateOptions
+from scanner.sources.live.collect import LiveInventory, LiveScope
+
+
+@dataclass(kw_only=True)
+class RunRequest:
+    """What a scan and a drift audit are both asked: the CLI fills it from options and config."""
+
+    select: Sequence[str] = ()
+    ignore: Sequence[str] = ()
+    rule_options: Sequence[str] = ()
+    fail_on: str | None = None
+    config_file: str | None = None
+    baseline: str | None = None
+    write_baseline: str | None = None
+    parameters_file: str | None = None
+    environ: Mapping[str, str] = field(default_factory=lambda: os.environ)  # azd placeholders
+    live: LiveScope = field(default_factory=LiveScope)
+    cloud: str = "AzureCloud"
+    arm_endpoint: str | None = None
+    save_inventory: str | None = None
+    progress: bool = False
+    prices_file: str | None = None
+    owner_tag: str | None = None
+    today: dt.date = field(default_factory=dt.date.today)
+
+
+@dataclass
+class RunPolicy:
+    """The configuration resolved once for a run."""
+
+    config: Config
+    checks: list[Check]  # every selected rule, drift rules included
+    options: dict[str, dict[str, Any]]
+    prices: PriceBook
+    baseline: dict[str, BaselineEntry] | None  # read first, so a bad file fails before slow work
+
+    @property
+    def rule_checks(self) -> list[Check]:
+        """The rules that judge resources (drift rules judge pairs, in ``azai drift``)."""
+        return [c for c in self.checks if "drift" not in c.sources]
+
+    @property
+    def drift_checks(self) -> list[Check]:
+        return [c for c in self.checks if "drift" in c.sources]
+
+
+def prepare(request: RunRequest, default_gate: str) -> tuple[RunPolicy, ScanResult]:
+    """Read the configuration, select rules and merge their options (the command line wins)."""
+    every_check = load_checks()
+    config = load_config(request.config_file, every_check)
+    selected = select_checks(every_check, [*config.select, *request.select], [*config.ignore, *request.ignore])
+    options = {rule: dict(values) for rule, values in config.options.items()}
+    for rule, values in parse_rule_options(request.rule_options, every_check).items():
+        options.setdefault(rule, {}).update(values)
+    gate = parse_fail_on(request.fail_on or config.fail_on or default_gate)
+    baseline = read_baseline(request.baseline) if request.baseline else None
+    policy = RunPolicy(config, selected, options, PriceBook.load(request.prices_file), baseline)
+    result = ScanResult(fail_on=gate, owner_tag=request.owner_tag or config.owner_tag or "owner")
+    return policy, result
+
+
+def conclude(result: ScanResult, findings: list[Finding], policy: RunPolicy, request: RunRequest) -> ScanResult:
+    """Apply severity overrides, suppressions and the baseline, then record a new baseline."""
+    findings = override_severity(findings, policy.config.severities)
+    findings, expired = apply_suppressions(findings, policy.config.suppressions, request.today)
+    result.warnings.extend(expired)
+    if policy.baseline is not None:
+        findings, result.absent = compare_with_baseline(findings, policy.baseline)
+        result.baseline_used = True
+    result.findings = sort_findings(findings)
+    result.undetermined = sort_undetermined(result.undetermined)
+    if request.write_baseline:
+        write_baseline(request.write_baseline, result.findings)
+    return result
+
+
+def template_options(request: RunRequest) -> TemplateOptions:
+    """How templates are evaluated: the parameters file (azd placeholders resolved from the
+    environment) and the cloud that ``environment()`` answers for."""
+    parameters = (
+        read_parameters(request.parameters_file, request.environ) if request.parameters_file else ParameterFile()
+    )
+    return TemplateOptions(parameters, request.cloud)
+
+
+def collect_live_inventory(request: RunRequest, diagnostics: bool = True) -> LiveInventory:
+    """One live collection with a client factory that is closed afterwards."""
+    from scanner.sources.live.clients import ClientFactory
+    from scanner.sources.live.collect import Progress, collect_live
+
+    factory = ClientFactory(request.cloud, request.arm_endpoint)
+    try:
+        return collect_live(request.live, factory, Progress(request.progress), diagnostics)
+    finally:
+        factory.close()
