@@ -9,59 +9,79 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from scanner.engine.checkapi import Check
 from scanner.engine.results import ScanResult
+from scanner.model.resources import CoverageGap
+
+Case = tuple[str, str, str | None, str | None]  # (name, classname, failure, skip)
+
+
+def _rule_cases(result: ScanResult, check: Check) -> list[Case]:
+    """Every resource the rule evaluated, so a pipeline sees what passed as well as what failed."""
+    cases: list[Case] = []
+    for f in (f for f in result.findings if f.check.id == check.id):
+        detail = f"{f.violation.message} [{f.violation.path}: {f.violation.observed!s} -> {f.violation.expected}]"
+        if f.suppression is not None:
+            cases.append((f.resource.name, f.resource.type, None, f"suppressed: {f.suppression.justification}"))
+        else:
+            cases.append((f.resource.name, f.resource.type, f"{f.severity.label}: {detail}", None))
+    cases += [(u.resource.name, u.resource.type, None, u.reason) for u in result.undetermined if u.check.id == check.id]
+    cases += [(r.name, r.type, None, None) for c, r in result.passed if c.id == check.id]
+    cases.sort(key=lambda c: (c[1], c[0]))
+    return cases
+
+
+def _rule_suite(suites: ET.Element, check: Check, cases: list[Case]) -> tuple[int, int]:
+    """Adds the rule's test suite; returns its failure and skip counts, which the totals need."""
+    failures = sum(1 for c in cases if c[2])
+    skipped = sum(1 for c in cases if c[3])
+    suite = ET.SubElement(
+        suites,
+        "testsuite",
+        name=f"{check.id} {check.slug}",
+        tests=str(len(cases)),
+        failures=str(failures),
+        errors="0",
+        skipped=str(skipped),
+    )
+    for name, classname, failure, skip in cases:
+        case = ET.SubElement(suite, "testcase", name=name, classname=f"{check.id}.{classname}")
+        if failure:
+            ET.SubElement(case, "failure", message=failure.split(" [", 1)[0], type=check.id).text = failure
+        elif skip:
+            ET.SubElement(case, "skipped", message=skip)
+    return failures, skipped
+
+
+def _coverage_suite(suites: ET.Element, coverage: list[CoverageGap]) -> None:
+    """Scopes the scan could not read, as errors, so the pipeline does not show the scan as complete."""
+    if not coverage:
+        return
+    suite = ET.SubElement(
+        suites,
+        "testsuite",
+        name="coverage",
+        tests=str(len(coverage)),
+        failures="0",
+        errors=str(len(coverage)),
+        skipped="0",
+    )
+    for gap in coverage:
+        case = ET.SubElement(suite, "testcase", name=gap.scope, classname="coverage")
+        ET.SubElement(case, "error", message=f"not scanned ({gap.status_label})").text = gap.reason
 
 
 def render(result: ScanResult) -> bytes:
     suites = ET.Element("testsuites", name="azai")
     total = failures = skipped = 0
     for check in result.checks:
-        cases: list[tuple[str, str, str | None, str | None]] = []  # (name, classname, failure, skip)
-        for f in (f for f in result.findings if f.check.id == check.id):
-            detail = f"{f.violation.message} [{f.violation.path}: {f.violation.observed!s} -> {f.violation.expected}]"
-            if f.suppression is not None:
-                cases.append((f.resource.name, f.resource.type, None, f"suppressed: {f.suppression.justification}"))
-            else:
-                cases.append((f.resource.name, f.resource.type, f"{f.severity.label}: {detail}", None))
-        cases += [
-            (u.resource.name, u.resource.type, None, u.reason) for u in result.undetermined if u.check.id == check.id
-        ]
-        cases += [(r.name, r.type, None, None) for c, r in result.passed if c.id == check.id]
-        cases.sort(key=lambda c: (c[1], c[0]))
-        suite_failures = sum(1 for c in cases if c[2])
-        suite_skipped = sum(1 for c in cases if c[3])
-        suite = ET.SubElement(
-            suites,
-            "testsuite",
-            name=f"{check.id} {check.slug}",
-            tests=str(len(cases)),
-            failures=str(suite_failures),
-            errors="0",
-            skipped=str(suite_skipped),
-        )
-        for name, classname, failure, skip in cases:
-            case = ET.SubElement(suite, "testcase", name=name, classname=f"{check.id}.{classname}")
-            if failure:
-                ET.SubElement(case, "failure", message=failure.split(" [", 1)[0], type=check.id).text = failure
-            elif skip:
-                ET.SubElement(case, "skipped", message=skip)
+        cases = _rule_cases(result, check)
+        suite_failures, suite_skipped = _rule_suite(suites, check, cases)
         total += len(cases)
         failures += suite_failures
         skipped += suite_skipped
-    if result.coverage:
-        suite = ET.SubElement(
-            suites,
-            "testsuite",
-            name="coverage",
-            tests=str(len(result.coverage)),
-            failures="0",
-            errors=str(len(result.coverage)),
-            skipped="0",
-        )
-        for gap in result.coverage:
-            case = ET.SubElement(suite, "testcase", name=gap.scope, classname="coverage")
-            ET.SubElement(case, "error", message=f"not scanned ({gap.status_label})").text = gap.reason
-        total += len(result.coverage)
+    _coverage_suite(suites, result.coverage)
+    total += len(result.coverage)
     suites.set("tests", str(total))
     suites.set("failures", str(failures))
     suites.set("errors", str(len(result.coverage)))

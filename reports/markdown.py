@@ -12,9 +12,11 @@ from collections import Counter
 from reports.common import severity_counts
 from scanner import __version__
 from scanner.cost.summary import CostSummary, summarize
+from scanner.drift.compare import DriftReport
 from scanner.engine.checkapi import Check, Pillar, Severity
-from scanner.engine.results import Finding, ScanResult
+from scanner.engine.results import Finding, ScanResult, Undetermined
 from scanner.model.pricing import BASIS
+from scanner.model.resources import CoverageGap
 
 _ICON = {Severity.CRITICAL: "🔴", Severity.HIGH: "🟠", Severity.MEDIUM: "🟡", Severity.LOW: "🔵"}
 
@@ -96,9 +98,8 @@ def _cost_section(summary: CostSummary) -> list[str]:
     return lines
 
 
-def render(result: ScanResult) -> bytes:
-    active = [f for f in result.findings if f.suppression is None]
-    suppressed = [f for f in result.findings if f.suppression is not None]
+def _header(result: ScanResult, active: list[Finding]) -> list[str]:
+    """The verdict and the counts by severity and by pillar: what a reviewer reads first."""
     counts = severity_counts(result, active)
     failing = result.failing()
     verdict = (
@@ -122,71 +123,120 @@ def render(result: ScanResult) -> bytes:
         new = sum(1 for f in active if f.baseline_state == "new")
         lines += ["", f"Against the baseline: {new} new, {len(active) - new} unchanged, {len(result.absent)} fixed."]
     lines.append("")
-    lines += _cost_section(summarize(result))
+    return lines
+
+
+def _findings_section(result: ScanResult, active: list[Finding]) -> list[str]:
+    """One section per rule that found something, in the order the rules ran."""
+    lines: list[str] = []
     for check in result.checks:
         group = [f for f in active if f.check.id == check.id]
         if group:
             lines += _rule_section(check, group)
-    if result.undetermined:
+    return lines
+
+
+def _undetermined_section(undetermined: list[Undetermined]) -> list[str]:
+    """Checks that could not decide, folded away but counted, so nobody reads them as passed."""
+    if not undetermined:
+        return []
+    lines = [
+        f"### Undetermined ({len(undetermined)})",
+        "",
+        "These rules could not decide because a deciding value is unknown before deploy; they did not pass.",
+        "",
+        "<details><summary>Show the undetermined checks</summary>",
+        "",
+        "| rule | resource | reason |",
+        "|---|---|---|",
+    ]
+    lines += [f"| {u.check.id} | `{_cell(u.resource.name)}` | {_cell(u.reason)} |" for u in undetermined]
+    lines += ["", "</details>", ""]
+    return lines
+
+
+def _suppressed_section(suppressed: list[Finding]) -> list[str]:
+    """Accepted findings with their justification and expiry: visible, but not counted by the gate."""
+    if not suppressed:
+        return []
+    lines = [
+        f"### Suppressed ({len(suppressed)})",
+        "",
+        "<details><summary>Show the accepted findings</summary>",
+        "",
+        "| rule | resource | justification | expires |",
+        "|---|---|---|---|",
+    ]
+    for f in suppressed:
+        assert f.suppression is not None
+        lines.append(
+            f"| {f.check.id} | `{_cell(f.resource.name)}` | {_cell(f.suppression.justification)} "
+            f"| {f.suppression.expires or ''} |"
+        )
+    lines += ["", "</details>", ""]
+    return lines
+
+
+def _drift_section(report: DriftReport | None) -> list[str]:
+    """What changed between the two estates `azai drift` compared, property by property."""
+    if report is None:
+        return []
+    lines = [
+        f"### Drift ({report.mode}): {len(report.changed)} changed, "
+        f"{len(report.added)} added, {len(report.removed)} removed",
+        "",
+        f"`{_cell(report.base)}` → `{_cell(report.current)}`",
+        "",
+        "| resource | property | before | after |",
+        "|---|---|---|---|",
+    ]
+    for resource, changes in report.changed:
         lines += [
-            f"### Undetermined ({len(result.undetermined)})",
-            "",
-            "These rules could not decide because a deciding value is unknown before deploy; they did not pass.",
-            "",
-            "<details><summary>Show the undetermined checks</summary>",
-            "",
-            "| rule | resource | reason |",
-            "|---|---|---|",
+            f"| `{_cell(resource.name)}` | `{c.path}` | `{_cell(c.before)}` | `{_cell(c.after)}` |" for c in changes
         ]
-        lines += [f"| {u.check.id} | `{_cell(u.resource.name)}` | {_cell(u.reason)} |" for u in result.undetermined]
-        lines += ["", "</details>", ""]
-    if suppressed:
-        lines += [
-            f"### Suppressed ({len(suppressed)})",
-            "",
-            "<details><summary>Show the accepted findings</summary>",
-            "",
-            "| rule | resource | justification | expires |",
-            "|---|---|---|---|",
-        ]
-        for f in suppressed:
-            assert f.suppression is not None
-            lines.append(
-                f"| {f.check.id} | `{_cell(f.resource.name)}` | {_cell(f.suppression.justification)} "
-                f"| {f.suppression.expires or ''} |"
-            )
-        lines += ["", "</details>", ""]
-    if result.drift is not None:
-        report = result.drift
-        lines += [
-            f"### Drift ({report.mode}): {len(report.changed)} changed, "
-            f"{len(report.added)} added, {len(report.removed)} removed",
-            "",
-            f"`{_cell(report.base)}` → `{_cell(report.current)}`",
-            "",
-            "| resource | property | before | after |",
-            "|---|---|---|---|",
-        ]
-        for resource, changes in report.changed:
-            lines += [
-                f"| `{_cell(resource.name)}` | `{c.path}` | `{_cell(c.before)}` | `{_cell(c.after)}` |" for c in changes
-            ]
-        lines += [f"| `{_cell(r.name)}` | (added) | | {_cell(r.type)} |" for r in report.added]
-        lines += [f"| `{_cell(r.name)}` | (removed) | {_cell(r.type)} | |" for r in report.removed]
-        if report.appeared or report.resolved:
-            lines += ["", f"Findings appeared: {len(report.appeared)}, resolved: {len(report.resolved)}.", ""]
-            lines += [f"- appeared: {f.check.id} `{_cell(f.resource.name)}`" for f in report.appeared]
-            lines += [f"- resolved: {f.check.id} `{_cell(f.resource.name)}`" for f in report.resolved]
-        lines.append("")
-    if result.coverage:
-        lines += [
-            f"### ⚠️ Incomplete: {len(result.coverage)} scope(s) not scanned",
-            "",
-            "| scope | status | reason |",
-            "|---|---|---|",
-        ]
-        lines += [f"| `{_cell(g.scope)}` | {g.status_label} | {_cell(g.reason)} |" for g in result.coverage]
-        lines.append("")
-    if result.warnings:
-        lines += ["### Warnings", ""] + [f"- {_cell(w)}" for w in result.warnings] + [""]
+    lines += [f"| `{_cell(r.name)}` | (added) | | {_cell(r.type)} |" for r in report.added]
+    lines += [f"| `{_cell(r.name)}` | (removed) | {_cell(r.type)} | |" for r in report.removed]
+    if report.appeared or report.resolved:
+        lines += ["", f"Findings appeared: {len(report.appeared)}, resolved: {len(report.resolved)}.", ""]
+        lines += [f"- appeared: {f.check.id} `{_cell(f.resource.name)}`" for f in report.appeared]
+        lines += [f"- resolved: {f.check.id} `{_cell(f.resource.name)}`" for f in report.resolved]
+    lines.append("")
+    return lines
+
+
+def _coverage_section(coverage: list[CoverageGap]) -> list[str]:
+    """What the scan could not read, so nobody takes the report as complete."""
+    if not coverage:
+        return []
+    lines = [
+        f"### ⚠️ Incomplete: {len(coverage)} scope(s) not scanned",
+        "",
+        "| scope | status | reason |",
+        "|---|---|---|",
+    ]
+    lines += [f"| `{_cell(g.scope)}` | {g.status_label} | {_cell(g.reason)} |" for g in coverage]
+    lines.append("")
+    return lines
+
+
+def _warnings_section(warnings: list[str]) -> list[str]:
+    """What the scan warned about while reading its inputs."""
+    if not warnings:
+        return []
+    return ["### Warnings", ""] + [f"- {_cell(w)}" for w in warnings] + [""]
+
+
+def render(result: ScanResult) -> bytes:
+    active = [f for f in result.findings if f.suppression is None]
+    suppressed = [f for f in result.findings if f.suppression is not None]
+    lines = [
+        *_header(result, active),
+        *_cost_section(summarize(result)),
+        *_findings_section(result, active),
+        *_undetermined_section(result.undetermined),
+        *_suppressed_section(suppressed),
+        *_drift_section(result.drift),
+        *_coverage_section(result.coverage),
+        *_warnings_section(result.warnings),
+    ]
     return ("\n".join(lines).rstrip() + "\n").encode("utf-8")

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from reports.common import severity_counts
 from scanner import __version__
-from scanner.cost.summary import summarize
+from scanner.cost.summary import CostSummary, summarize
+from scanner.drift.compare import DriftReport
 from scanner.engine.checkapi import Severity
 from scanner.engine.results import Finding, ScanResult, Undetermined
 from scanner.model.pricing import BASIS
+from scanner.model.resources import CoverageGap
 
 
 def _where(item: Finding | Undetermined) -> str:
@@ -20,15 +22,9 @@ def _where(item: Finding | Undetermined) -> str:
     return f"{place}" + (f" ({handle})" if handle else "")
 
 
-def render(result: ScanResult) -> bytes:
-    lines = [
-        f"azai {__version__}: {len(result.inputs)} input(s), {result.resources_scanned} resource(s), "
-        f"{len(result.checks)} rule(s)",
-        "",
-    ]
-    active = [f for f in result.findings if f.suppression is None]
-    suppressed = [f for f in result.findings if f.suppression is not None]
-    counts = severity_counts(result, active)
+def _findings_section(active: list[Finding]) -> list[str]:
+    """The findings the gate counts, most severe first, so the worst are read first."""
+    lines: list[str] = []
     for severity in sorted(Severity, reverse=True):
         group = [f for f in active if f.severity == severity]
         if not group:
@@ -42,72 +38,118 @@ def render(result: ScanResult) -> bytes:
             lines.append(f"    {finding.violation.message}")
             lines.append(f"    at {_where(finding)}")
         lines.append("")
-    if result.undetermined:
-        lines.append(f"UNDETERMINED ({len(result.undetermined)}): these rules could not decide, so they did not pass")
-        for item in result.undetermined:
-            lines.append(f"  {item.check.id} {item.check.slug}  {item.resource.type} {item.resource.name}")
-            lines.append(f"    {item.reason}")
-            lines.append(f"    at {_where(item)}")
-        lines.append("")
-    if suppressed:
-        lines.append(f"SUPPRESSED ({len(suppressed)}): accepted, not counted by the gate")
-        for finding in suppressed:
-            assert finding.suppression is not None
-            lines.append(f"  {finding.check.id} {finding.check.slug}  {finding.resource.name}")
-            lines.append(f"    {finding.suppression.justification}")
-        lines.append("")
-    if result.baseline_used:
-        new = sum(1 for f in active if f.baseline_state == "new")
-        lines.append(f"baseline: {new} new, {len(active) - new} unchanged, {len(result.absent)} no longer found")
-        lines.append("")
-    if result.drift is not None:
-        report = result.drift
-        lines.append(f"DRIFT ({report.mode}): {report.base} -> {report.current}")
-        lines.append(f"  added {len(report.added)}, removed {len(report.removed)}, changed {len(report.changed)}")
-        for resource, changes in report.changed:
-            for change in changes:
-                lines.append(f"  changed {resource.name}: {change.path}: {change.before!r} -> {change.after!r}")
-        lines += [f"  added {r.type} {r.name}" for r in report.added]
-        lines += [f"  removed {r.type} {r.name}" for r in report.removed]
-        lines += [f"  finding appeared: {f.check.id} {f.resource.name}" for f in report.appeared]
-        lines += [f"  finding resolved: {f.check.id} {f.resource.name}" for f in report.resolved]
-        lines.append("")
-    if result.coverage:
-        lines.append(f"COVERAGE ({len(result.coverage)}): not scanned, so not known to be compliant")
-        for gap in result.coverage:
-            lines.append(f"  {gap.scope} ({gap.status_label}): {gap.reason}")
-        lines.append("")
-    costs = summarize(result)
-    if costs.with_cost or costs.unknown:
-        lines.append(f"WASTE: ${costs.total_monthly_usd:,.2f} a month ({BASIS})")
-        lines.append("  by rule:")
-        lines += [f"    {rule}: ${value:,.2f}" for rule, value in costs.by_rule.items()]
-        lines.append("  by resource group:")
-        lines += [f"    {group}: ${value:,.2f}" for group, value in costs.by_resource_group.items()]
-        lines.append(f"  by owner (tag {costs.owner_tag}):")
-        lines += [f"    {owner}: ${value:,.2f}" for owner, value in costs.by_owner.items()]
-        lines.append("  top wasters:")
-        for finding in costs.top:
-            cost = finding.cost
-            assert cost is not None and cost.price is not None
-            lines.append(f"    {finding.resource.name} ({finding.check.id}): {cost.basis}")
-            lines.append(f"      assuming {'; '.join(cost.assumptions[:-1])}")
-            dated = "undated source" if cost.price.as_of == "undated" else f"as of {cost.price.as_of}"
-            lines.append(f"      price: {cost.price.source} ({dated})")
-        if costs.added_by_plans_usd:
-            lines.append(f"  the plans add ${costs.added_by_plans_usd:,.2f} a month of always-on AI compute")
-        for finding in costs.unknown:
-            reason = finding.cost.unknown_reason if finding.cost else ""
-            lines.append(f"  cost unknown for {finding.resource.name} ({finding.check.id}): {reason}")
-        lines.append("")
-    for warning in result.warnings:
-        lines.append(f"warning: {warning}")
-    if result.warnings:
-        lines.append("")
-    summary = ", ".join(f"{n} {label}" for label, n in counts.items())
-    lines.append(
+    return lines
+
+
+def _undetermined_section(undetermined: list[Undetermined]) -> list[str]:
+    """Checks that could not decide, shown apart so nobody reads them as passed."""
+    if not undetermined:
+        return []
+    lines = [f"UNDETERMINED ({len(undetermined)}): these rules could not decide, so they did not pass"]
+    for item in undetermined:
+        lines.append(f"  {item.check.id} {item.check.slug}  {item.resource.type} {item.resource.name}")
+        lines.append(f"    {item.reason}")
+        lines.append(f"    at {_where(item)}")
+    lines.append("")
+    return lines
+
+
+def _suppressed_section(suppressed: list[Finding]) -> list[str]:
+    """Accepted findings with their justification: visible, but not counted by the gate."""
+    if not suppressed:
+        return []
+    lines = [f"SUPPRESSED ({len(suppressed)}): accepted, not counted by the gate"]
+    for finding in suppressed:
+        assert finding.suppression is not None
+        lines.append(f"  {finding.check.id} {finding.check.slug}  {finding.resource.name}")
+        lines.append(f"    {finding.suppression.justification}")
+    lines.append("")
+    return lines
+
+
+def _baseline_section(result: ScanResult, active: list[Finding]) -> list[str]:
+    """How the findings compare with the baseline, when one was given."""
+    if not result.baseline_used:
+        return []
+    new = sum(1 for f in active if f.baseline_state == "new")
+    return [f"baseline: {new} new, {len(active) - new} unchanged, {len(result.absent)} no longer found", ""]
+
+
+def _drift_section(report: DriftReport | None) -> list[str]:
+    """What changed between the two estates `azai drift` compared, property by property."""
+    if report is None:
+        return []
+    lines = [
+        f"DRIFT ({report.mode}): {report.base} -> {report.current}",
+        f"  added {len(report.added)}, removed {len(report.removed)}, changed {len(report.changed)}",
+    ]
+    for resource, changes in report.changed:
+        for change in changes:
+            lines.append(f"  changed {resource.name}: {change.path}: {change.before!r} -> {change.after!r}")
+    lines += [f"  added {r.type} {r.name}" for r in report.added]
+    lines += [f"  removed {r.type} {r.name}" for r in report.removed]
+    lines += [f"  finding appeared: {f.check.id} {f.resource.name}" for f in report.appeared]
+    lines += [f"  finding resolved: {f.check.id} {f.resource.name}" for f in report.resolved]
+    lines.append("")
+    return lines
+
+
+def _coverage_section(coverage: list[CoverageGap]) -> list[str]:
+    """What the scan could not read, so nobody takes the report as complete."""
+    if not coverage:
+        return []
+    lines = [f"COVERAGE ({len(coverage)}): not scanned, so not known to be compliant"]
+    lines += [f"  {gap.scope} ({gap.status_label}): {gap.reason}" for gap in coverage]
+    lines.append("")
+    return lines
+
+
+def _top_wasters(costs: CostSummary) -> list[str]:
+    """The costliest findings, each with what was multiplied and where the price came from."""
+    lines = ["  top wasters:"]
+    for finding in costs.top:
+        cost = finding.cost
+        assert cost is not None and cost.price is not None
+        lines.append(f"    {finding.resource.name} ({finding.check.id}): {cost.basis}")
+        lines.append(f"      assuming {'; '.join(cost.assumptions[:-1])}")
+        dated = "undated source" if cost.price.as_of == "undated" else f"as of {cost.price.as_of}"
+        lines.append(f"      price: {cost.price.source} ({dated})")
+    return lines
+
+
+def _cost_section(costs: CostSummary) -> list[str]:
+    """Monthly waste by rule, resource group and owner; unknown costs are listed, never counted as $0."""
+    if not costs.with_cost and not costs.unknown:
+        return []
+    lines = [f"WASTE: ${costs.total_monthly_usd:,.2f} a month ({BASIS})", "  by rule:"]
+    lines += [f"    {rule}: ${value:,.2f}" for rule, value in costs.by_rule.items()]
+    lines.append("  by resource group:")
+    lines += [f"    {group}: ${value:,.2f}" for group, value in costs.by_resource_group.items()]
+    lines.append(f"  by owner (tag {costs.owner_tag}):")
+    lines += [f"    {owner}: ${value:,.2f}" for owner, value in costs.by_owner.items()]
+    lines += _top_wasters(costs)
+    if costs.added_by_plans_usd:
+        lines.append(f"  the plans add ${costs.added_by_plans_usd:,.2f} a month of always-on AI compute")
+    for finding in costs.unknown:
+        reason = finding.cost.unknown_reason if finding.cost else ""
+        lines.append(f"  cost unknown for {finding.resource.name} ({finding.check.id}): {reason}")
+    lines.append("")
+    return lines
+
+
+def _warnings_section(warnings: list[str]) -> list[str]:
+    """What the scan warned about while reading its inputs."""
+    if not warnings:
+        return []
+    return [f"warning: {warning}" for warning in warnings] + [""]
+
+
+def _verdict(result: ScanResult, active: list[Finding], suppressed: list[Finding]) -> list[str]:
+    """The closing counts and the gate's verdict, last so a pipeline log ends with them."""
+    summary = ", ".join(f"{n} {label}" for label, n in severity_counts(result, active).items())
+    lines = [
         f"{len(active)} finding(s): {summary}; {len(result.undetermined)} undetermined; {len(suppressed)} suppressed"
-    )
+    ]
     if result.fail_on is not None:
         failing = len(result.failing())
         label = result.fail_on.label
@@ -116,4 +158,24 @@ def render(result: ScanResult) -> bytes:
         )
     if result.coverage:
         lines.append(f"INCOMPLETE: {len(result.coverage)} scope(s) could not be read")
+    return lines
+
+
+def render(result: ScanResult) -> bytes:
+    active = [f for f in result.findings if f.suppression is None]
+    suppressed = [f for f in result.findings if f.suppression is not None]
+    lines = [
+        f"azai {__version__}: {len(result.inputs)} input(s), {result.resources_scanned} resource(s), "
+        f"{len(result.checks)} rule(s)",
+        "",
+        *_findings_section(active),
+        *_undetermined_section(result.undetermined),
+        *_suppressed_section(suppressed),
+        *_baseline_section(result, active),
+        *_drift_section(result.drift),
+        *_coverage_section(result.coverage),
+        *_cost_section(summarize(result)),
+        *_warnings_section(result.warnings),
+        *_verdict(result, active, suppressed),
+    ]
     return ("\n".join(lines) + "\n").encode("utf-8")

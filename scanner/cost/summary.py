@@ -8,6 +8,7 @@ plan creates is stated on its own: what merging the plan would add each month.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,50 +52,72 @@ def owner_of(finding: Finding, owner_tag: str) -> str:
     return str(value) if value else UNTAGGED
 
 
-def summarize(result: ScanResult) -> CostSummary:
-    """Totals count each resource once, at its largest estimate: an always-on cluster that is
-    also idle is one set of node-hours, not two. Per-rule figures keep each rule's own view."""
-    summary = CostSummary(result.owner_tag)
-    by_rule: defaultdict[str, float] = defaultdict(float)
-    largest: dict[str, Finding] = {}
-    plan_added = 0.0
-    plans = any(i["kind"] == "terraform" for i in result.inputs)
+def _monthly(finding: Finding) -> float:
+    """A finding's monthly estimate, 0.0 where it has none."""
+    return finding.cost.monthly_usd if finding.cost and finding.cost.monthly_usd else 0.0
+
+
+def _counted(result: ScanResult) -> tuple[list[Finding], list[Finding]]:
+    """The unsuppressed findings with a cost, priced apart from unknown: an unknown is never $0."""
+    priced: list[Finding] = []
+    unknown: list[Finding] = []
     for finding in result.findings:
         cost = finding.cost
         if cost is None or finding.suppression is not None:
             continue
-        if cost.monthly_usd is None:
-            summary.unknown.append(finding)
-            continue
-        by_rule[f"{finding.check.id} {finding.check.slug}"] += cost.monthly_usd
+        (unknown if cost.monthly_usd is None else priced).append(finding)
+    return priced, unknown
+
+
+def _largest_per_resource(priced: list[Finding]) -> list[Finding]:
+    """Each resource's largest estimate, so totals count a resource two rules flag only once."""
+    largest: dict[str, Finding] = {}
+    for finding in priced:
         key = finding.resource.identity_key
         current = largest.get(key)
-        if current is None or (current.cost and cost.monthly_usd > (current.cost.monthly_usd or 0)):
+        if current is None or _monthly(finding) > _monthly(current):
             largest[key] = finding
+    return list(largest.values())
+
+
+def _total_by(findings: Iterable[Finding], key: Callable[[Finding], str]) -> dict[str, float]:
+    """The monthly estimates summed per key (a rule, a subscription, a group, an owner)."""
+    totals: defaultdict[str, float] = defaultdict(float)
+    for finding in findings:
+        totals[key(finding)] += _monthly(finding)
+    return totals
+
+
+def _added_by_plans(result: ScanResult, priced: list[Finding]) -> float | None:
+    """The always-on compute (AZAI-201) that the plans create; None when no plan was scanned."""
+    if not any(i["kind"] == "terraform" for i in result.inputs):
+        return None
+    added = 0.0
+    for finding in priced:
         action = finding.resource.origin.action or ""
         if finding.check.id == "AZAI-201" and ("create" in action or action == "replace"):
-            plan_added += cost.monthly_usd
-    sums: dict[str, defaultdict[str, float]] = {k: defaultdict(float) for k in ("sub", "group", "owner")}
-    for finding in largest.values():
-        monthly = finding.cost.monthly_usd if finding.cost and finding.cost.monthly_usd else 0.0
-        subscription, group = _scope(finding)
-        sums["sub"][subscription] += monthly
-        sums["group"][group] += monthly
-        sums["owner"][owner_of(finding, result.owner_tag)] += monthly
-    priced = list(largest.values())
-    summary.with_cost = sum(
-        1 for f in result.findings if f.cost and f.cost.monthly_usd is not None and not f.suppression
+            added += _monthly(finding)
+    return round(added, 2)
+
+
+def summarize(result: ScanResult) -> CostSummary:
+    """Totals count each resource once, at its largest estimate: an always-on cluster that is
+    also idle is one set of node-hours, not two. Per-rule figures keep each rule's own view."""
+    priced, unknown = _counted(result)
+    largest = _largest_per_resource(priced)
+    by_subscription = _total_by(largest, lambda f: _scope(f)[0])
+    return CostSummary(
+        owner_tag=result.owner_tag,
+        total_monthly_usd=round(sum(by_subscription.values()), 2),
+        with_cost=len(priced),
+        unknown=unknown,
+        by_rule=_ranked(_total_by(priced, lambda f: f"{f.check.id} {f.check.slug}")),
+        by_subscription=_ranked(by_subscription),
+        by_resource_group=_ranked(_total_by(largest, lambda f: _scope(f)[1])),
+        by_owner=_ranked(_total_by(largest, lambda f: owner_of(f, result.owner_tag))),
+        top=sorted(largest, key=lambda f: (-_monthly(f), f.check.id, f.resource.name))[:TOP],
+        added_by_plans_usd=_added_by_plans(result, priced),
     )
-    summary.total_monthly_usd = round(sum(sums["sub"].values()), 2)
-    summary.by_rule = _ranked(by_rule)
-    summary.by_subscription = _ranked(sums["sub"])
-    summary.by_resource_group = _ranked(sums["group"])
-    summary.by_owner = _ranked(sums["owner"])
-    summary.top = sorted(
-        priced, key=lambda f: (-(f.cost.monthly_usd or 0) if f.cost else 0, f.check.id, f.resource.name)
-    )[:TOP]
-    summary.added_by_plans_usd = round(plan_added, 2) if plans else None
-    return summary
 
 
 def _ranked(totals: dict[str, float]) -> dict[str, float]:

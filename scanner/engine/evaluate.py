@@ -140,5 +140,3 @@ def inherited_tags(inventory: Inventory, resource: Resource) -> dict[str, Any]:
     for item in reversed(chain):
         merged.update(item.tags)
     return merged
-
-
