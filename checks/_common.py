@@ -9,7 +9,7 @@ from typing import Any
 
 from scanner.engine.checkapi import CheckContext, Principle, Violation
 from scanner.model import azure_types as T
-from scanner.model.resources import Resource
+from scanner.model.resources import Resource, normalize_location
 from scanner.model.unknown import Unknown, UnknownValueError, known
 
 WAF_AI = "https://learn.microsoft.com/azure/well-architected/ai/"
@@ -99,16 +99,11 @@ def parse_duration(text: Any) -> timedelta | None:
     return timedelta(**parts)
 
 
-def compute_region(compute: Resource, ctx: CheckContext) -> Any:
-    """Where an AML compute runs: ``computeLocation``, else its ``location``, else its workspace's
-    region (azurerm v4 compute instances declare none)."""
+def compute_region(compute: Resource) -> Any:
+    """Where an AML compute runs, normalized: ``computeLocation``, else its ``location`` (its
+    workspace's region, as ARM gives every compute; the Terraform source fills it the same way)."""
     explicit = compute.get("properties.computeLocation")
-    if explicit is not None:
-        return explicit
-    if compute.location is not None:
-        return compute.location
-    workspace = ctx.inventory.parent(compute)
-    return workspace.location if workspace is not None else None
+    return normalize_location(explicit) if explicit is not None else compute.location
 
 
 def network_open(resource: Resource, acl_path: str = "properties.networkAcls.defaultAction") -> bool:

@@ -20,6 +20,7 @@ from checks._common import (
 )
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
+from scanner.model.needs import LiveRead
 from scanner.model.pricing import HOURS_PER_MONTH, Cost
 from scanner.model.resources import Resource
 from scanner.model.unknown import Unknown, known
@@ -39,6 +40,7 @@ SCHEDULE_NOTE = (
     pillar=Pillar.COST,
     severity=Severity.MEDIUM,
     resource_types=(T.COMPUTE, T.AGENT_POOL),
+    reads=(LiveRead.METRICS,),
     principle=Principle(
         "Prefer platforms that can be stopped when not in use, and let training and exploratory "
         "compute scale to zero; do not run always-on compute for work that is not full-time.",
@@ -151,7 +153,7 @@ def always_on_compute(resource: Resource, ctx: CheckContext) -> Iterator[Violati
         if isinstance(minimum, (int, float)) and minimum > 0:
             cost = ctx.prices.estimate(
                 resource.get("properties.properties.vmSize"),
-                compute_region(resource, ctx),
+                compute_region(resource),
                 minimum,
                 HOURS_PER_MONTH,
                 "always-on nodes",
@@ -170,7 +172,7 @@ def always_on_compute(resource: Resource, ctx: CheckContext) -> Iterator[Violati
 
 def _instance_cost(resource: Resource, ctx: CheckContext, extra_hours_per_day: float | None) -> Cost:
     """Idle hours a month x price: measured in a live scan, else from a working-day schedule."""
-    size, region = resource.get("properties.properties.vmSize"), compute_region(resource, ctx)
+    size, region = resource.get("properties.properties.vmSize"), compute_region(resource)
     measured = ctx.utilization.gpu_utilization(resource) if ctx.utilization else None
     if measured is not None and measured.samples:
         below = float(ctx.options.get("idle_below_percent", 10.0))
@@ -195,13 +197,9 @@ def _instance(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     limit_text = str(ctx.options.get("max_idle_before_shutdown", "PT4H"))
     limit = parse_duration(limit_text)
     if idle is None:
-        hint = (
-            " (not expressible in azurerm; set it with azapi_update_resource)"
-            if resource.origin.kind == "terraform"
-            else ""
-        )
+        note = resource.origin.note(path)  # the source form may have no way to set it
         yield Violation(
-            f"AML compute instance '{resource.name}' has no idle shutdown{hint}",
+            f"AML compute instance '{resource.name}' has no idle shutdown{f' ({note})' if note else ''}",
             path,
             None,
             f"an idleTimeBeforeShutdown of at most {limit_text}",

@@ -8,6 +8,7 @@ from typing import Any
 from checks._common import ADVISOR, WAF_AI, compute_region, same_text
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
+from scanner.model.needs import LiveRead
 from scanner.model.pricing import HOURS_PER_MONTH
 from scanner.model.resources import Resource
 from scanner.model.unknown import Unknown, known
@@ -20,6 +21,7 @@ from scanner.model.unknown import Unknown, known
     pillar=Pillar.COST,
     severity=Severity.MEDIUM,
     resource_types=(T.VIRTUAL_MACHINE, T.VM_SCALE_SET, T.COMPUTE),
+    reads=(LiveRead.METRICS,),
     principle=Principle(
         "Monitor utilization closely, and shut down, scale down or deallocate idle resources; "
         "GPU compute is expensive.",
@@ -144,4 +146,4 @@ def _size_and_region(resource: Resource, ctx: CheckContext) -> tuple[Any, Any]:
     compute_type = known(resource.get("properties.computeType"))
     if not same_text(compute_type, "AmlCompute", "ComputeInstance"):
         return None, None
-    return resource.get("properties.properties.vmSize"), compute_region(resource, ctx)
+    return resource.get("properties.properties.vmSize"), compute_region(resource)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from checks._common import WAF_AI, comparable_region, same_text
+from checks._common import WAF_AI, comparable_region, compute_region, same_text
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
-from scanner.model.resources import Resource, normalize_location
+from scanner.model.resources import Resource
 from scanner.model.unknown import Unknown, known
 
 
@@ -19,6 +19,7 @@ from scanner.model.unknown import Unknown, known
     pillar=Pillar.PERFORMANCE,
     severity=Severity.MEDIUM,
     resource_types=(T.WORKSPACE, T.COMPUTE),
+    reads=(T.STORAGE_ACCOUNT, T.MANAGED_CLUSTER),
     principle=Principle(
         "Deploy related resources in the same region, so that data and compute reside together.",
         WAF_AI + "design-principles#performance-efficiency",
@@ -83,7 +84,7 @@ def cross_region(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     if workspace is None:
         known(Unknown("the compute's workspace is not among the scanned resources"))
         return
-    region, path = _compute_region(resource, workspace, ctx)
+    region, path = _compute_region(resource, ctx)
     storage = _storage(workspace, ctx)
     storage_region = comparable_region(storage.location)
     if region is not None and storage_region is not None and not _same(region, storage_region):
@@ -105,13 +106,12 @@ def _storage(workspace: Resource, ctx: CheckContext) -> Resource:
     return found
 
 
-def _compute_region(compute: Resource, workspace: Resource, ctx: CheckContext) -> tuple[Any, str]:
+def _compute_region(compute: Resource, ctx: CheckContext) -> tuple[Any, str]:
     """Where a compute runs, and the property that decides it.
 
-    AmlCompute and ComputeInstance run in ``computeLocation``, else in their own ``location``,
-    else (azurerm v4 has no compute-instance location) in the workspace's region. The evidence
-    path is ``properties.computeLocation`` in every case, so the finding keeps one fingerprint
-    whichever form declared the region.
+    AmlCompute and ComputeInstance run in ``computeLocation``, else in their own ``location``
+    (their workspace's region). The evidence path is ``properties.computeLocation`` in every
+    case, so the finding keeps one fingerprint whichever form declared the region.
     """
     compute_type = known(compute.get("properties.computeType"))
     if same_text(compute_type, "Kubernetes", "AKS"):
@@ -120,14 +120,7 @@ def _compute_region(compute: Resource, workspace: Resource, ctx: CheckContext) -
             known(Unknown("the attached cluster is not among the scanned resources", path="properties.resourceId"))
         assert cluster is not None
         return comparable_region(cluster.location), "properties.resourceId"
-    explicit = compute.get("properties.computeLocation")
-    if explicit is not None:
-        region = normalize_location(explicit)
-    elif compute.location is not None:
-        region = compute.location
-    else:
-        region = workspace.location
-    return comparable_region(region), "properties.computeLocation"
+    return comparable_region(compute_region(compute)), "properties.computeLocation"
 
 
 def _same(a: Any, b: Any) -> bool:

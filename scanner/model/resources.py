@@ -119,6 +119,13 @@ class Origin:
     # A template resource's declaration chain (``hub/workspace``, ``hubs[1]/workspace``): which
     # declaration, and which copy of it, this is.
     instance: str | None = None
+    # What the source form says about ARM properties it cannot set, by lower-cased ARM path
+    # (azurerm has no idle shutdown for compute instances): advice for a finding on that property.
+    notes: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
+
+    def note(self, arm_path: str) -> str | None:
+        """How to set an ARM property this source form cannot express, if it cannot."""
+        return self.notes.get(arm_path.lower()) if self.notes else None
 
     def position(self, arm_path: str | None = None) -> Position | None:
         """Line and column of the resource, or of one of its properties where it can be found."""
@@ -292,37 +299,19 @@ class Inventory:
             self._children[parent.lower()].append(resource)
 
     def _inline_pools(self, cluster: Resource) -> Iterator[Resource]:
+        """The pools a cluster declares in ``agentPoolProfiles`` and not as child resources."""
         profiles = cluster.get("properties.agentPoolProfiles")
         if not isinstance(profiles, list):
             return
         declared = {p.name.rsplit("/", 1)[-1].lower() for p in self.children(cluster, T.AGENT_POOL)}
-        has_system = any(
-            isinstance(p, dict) and isinstance(p.get("mode"), str) and p["mode"].lower() == "system" for p in profiles
-        )
+        none_system = not any(_is_system(p) for p in profiles)
         for index, profile in enumerate(profiles):
             if not isinstance(profile, dict):
                 continue
             pool_name = profile.get("name")
             pool_name = pool_name if isinstance(pool_name, str) else f"pool{index}"
-            if pool_name.lower() in declared:
-                continue
-            properties = {k: v for k, v in profile.items() if k != "name"}
-            if "mode" not in properties and index == 0 and not has_system:
-                properties["mode"] = "System"  # AKS makes the first pool System when none is named
-            body = {"name": pool_name, "type": T.AGENT_POOL, "properties": properties}
-            origin = dataclasses.replace(
-                cluster.origin,
-                path_rewrite=("properties", f"properties.agentPoolProfiles.{index}"),
-                instance=f"{cluster.origin.instance}/agentPoolProfiles[{index}]" if cluster.origin.instance else None,
-            )
-            yield Resource(
-                id=f"{cluster.id}/agentPools/{pool_name}",
-                type=T.AGENT_POOL,
-                name=f"{cluster.name}/{pool_name}",
-                body=body,
-                origin=origin,
-                key_name=f"{cluster.key_name}/{pool_name}" if cluster.key_name else None,
-            )
+            if pool_name.lower() not in declared:
+                yield _inline_pool(cluster, profile, index, pool_name, index == 0 and none_system)
 
     def get(self, resource_id: Any) -> Resource | None:
         """The resource with this id (case-insensitive); falls back to group, type and name.
@@ -463,3 +452,30 @@ class Inventory:
 
     def pool_cluster(self, pool: Resource) -> Resource | None:
         return self.parent(pool)
+
+
+def _is_system(profile: Any) -> bool:
+    """An ``agentPoolProfiles`` entry that names its mode System."""
+    mode = profile.get("mode") if isinstance(profile, dict) else None
+    return isinstance(mode, str) and mode.lower() == "system"
+
+
+def _inline_pool(cluster: Resource, profile: dict[str, Any], index: int, pool_name: str, system: bool) -> Resource:
+    """One ``agentPoolProfiles`` entry as the agent pool child resource ARM also lists; ``system``:
+    it is the first pool of a cluster that names no System pool, which AKS makes System."""
+    properties = {k: v for k, v in profile.items() if k != "name"}
+    if "mode" not in properties and system:
+        properties["mode"] = "System"
+    origin = dataclasses.replace(
+        cluster.origin,
+        path_rewrite=("properties", f"properties.agentPoolProfiles.{index}"),
+        instance=f"{cluster.origin.instance}/agentPoolProfiles[{index}]" if cluster.origin.instance else None,
+    )
+    return Resource(
+        id=f"{cluster.id}/agentPools/{pool_name}",
+        type=T.AGENT_POOL,
+        name=f"{cluster.name}/{pool_name}",
+        body={"name": pool_name, "type": T.AGENT_POOL, "properties": properties},
+        origin=origin,
+        key_name=f"{cluster.key_name}/{pool_name}" if cluster.key_name else None,
+    )

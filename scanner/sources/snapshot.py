@@ -62,9 +62,7 @@ def save_inventory(
             "inputs": sorted(inputs),
             "coverage": [dataclasses.asdict(g) for g in coverage],
         },
-        "resources": [
-            {"source": r.origin.kind, "address": r.origin.address, "resource": _plain(r.body)} for r in ordered
-        ],
+        "resources": [_entry(r) for r in ordered],
     }
     text = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     write_atomic(path, text.encode("utf-8"))
@@ -80,6 +78,15 @@ def save_inventory(
             address=resource.origin.address,
         )
     return doc
+
+
+def _entry(resource: Resource) -> dict[str, Any]:
+    """One resource as the snapshot keeps it, with its source's notes on what that form cannot
+    set, so a finding read back from the snapshot says the same."""
+    entry = {"source": resource.origin.kind, "address": resource.origin.address, "resource": _plain(resource.body)}
+    if resource.origin.notes:
+        entry["notes"] = dict(resource.origin.notes)
+    return entry
 
 
 def is_snapshot(data: dict[str, Any]) -> bool:
@@ -120,6 +127,7 @@ def read_snapshot(doc: Document) -> tuple[list[Resource], dict[str, Any]]:
                     pointer=pointer_join("/resources", index, "resource"),
                     document=doc,
                     address=entry.get("address") if isinstance(entry.get("address"), str) else None,
+                    notes=entry.get("notes") if isinstance(entry.get("notes"), dict) else None,
                 ),
             )
         )

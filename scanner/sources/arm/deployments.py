@@ -384,27 +384,27 @@ class TemplateFrame:
         """The declaration (and copy index) ``reference(target)`` names: a symbolic name
         (``m``, ``m[2]``) in ``languageVersion`` 2.0, else a resource or deployment id or name
         (a bare name prefers a deployment)."""
+        return self._find_symbolic(target) or self._find_declared(target)
+
+    def _find_symbolic(self, target: str) -> _Named | None:
+        """A ``languageVersion`` 2.0 symbolic name, exact or else in any case."""
         resources = self.template.get("resources")
-        if isinstance(resources, dict):
-            name, index = target, None
-            if target.endswith("]") and "[" in target:
-                head, _, tail = target[:-1].rpartition("[")
-                if tail.isdigit():
-                    name, index = head, int(tail)
-            key = (
-                name if name in resources else next((str(k) for k in resources if str(k).lower() == name.lower()), None)
-            )
-            raw = resources.get(key) if key is not None else None
-            if key is not None and isinstance(raw, dict):
-                return _Named("", name, key, raw, index if isinstance(raw.get("copy"), dict) else None)
+        if not isinstance(resources, dict):
+            return None
+        name, index = _split_index(target)
+        key = name if name in resources else next((str(k) for k in resources if str(k).lower() == name.lower()), None)
+        raw = resources.get(key) if key is not None else None
+        if key is None or not isinstance(raw, dict):
+            return None
+        return _Named("", name, key, raw, index if isinstance(raw.get("copy"), dict) else None)
+
+    def _find_declared(self, target: str) -> _Named | None:
+        """A declaration by resource id (type and name) or by name alone, a deployment first:
+        ``reference('storage')`` most often means a module's outputs."""
         parsed = parse_resource_id(target) if target.startswith("/") else None
         wanted_type = (parsed.resource_type or "").lower() if parsed else None
         wanted_name = ((parsed.name_chain if parsed else target) or "").lower()
-        matches = [
-            d
-            for d in self._named_declarations()
-            if d.name == wanted_name and (wanted_type is None or wanted_type == d.type)
-        ]
+        matches = [d for d in self._named_declarations() if d.name == wanted_name and wanted_type in (None, d.type)]
         deployments = [d for d in matches if d.type == T.DEPLOYMENT.lower()]
         return next(iter(deployments or matches), None)
 
@@ -428,6 +428,15 @@ class TemplateFrame:
                 if isinstance(resource_type, str) and isinstance(name, str):
                     self._named.append(_Named(resource_type.lower(), name.lower(), key, raw, index))
         return self._named
+
+
+def _split_index(target: str) -> tuple[str, int | None]:
+    """``m[2]`` is copy 2 of ``m``; any other target is a name alone."""
+    if target.endswith("]") and "[" in target:
+        head, _, tail = target[:-1].rpartition("[")
+        if tail.isdigit():
+            return head, int(tail)
+    return target, None
 
 
 def _parameter_entry(name: str, entry: Any, ev: Evaluator, evaluated: bool) -> Any:

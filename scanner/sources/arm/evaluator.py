@@ -737,15 +737,7 @@ def build_template_id(args: list[Any], placement: Placement, scope: str) -> Any:
     type_at = next((i for i, a in enumerate(texts) if "/" in a and "." in a.split("/")[0]), None)
     if type_at is None:
         raise TemplateFunctionError("resourceId() without a resource type")
-    subscription, group = placement.subscription, placement.resource_group
-    before = texts[:type_at]
-    if len(before) == 1:
-        if scope == "subscription":
-            subscription = before[0]
-        else:
-            group = before[0]
-    elif len(before) >= 2:
-        subscription, group = before[0], before[1]
+    subscription, group = _id_placement(texts[:type_at], placement, scope)
     namespace, *types = texts[type_at].split("/")
     names = texts[type_at + 1 :]
     path = "/".join(f"{t}/{n}" for t, n in zip(types, names, strict=False))
@@ -755,6 +747,19 @@ def build_template_id(args: list[Any], placement: Placement, scope: str) -> Any:
     if scope == "subscription":
         return f"/subscriptions/{subscription}{provider}"
     return f"/subscriptions/{subscription}/resourceGroups/{group}{provider}"
+
+
+def _id_placement(before: list[str], placement: Placement, scope: str) -> tuple[str, str]:
+    """The subscription and resource group a resource id names before its type, else the
+    deployment's: one argument is the group (the subscription, for a subscription-scope id),
+    two are both."""
+    if len(before) >= 2:
+        return before[0], before[1]
+    if len(before) == 1 and scope == "subscription":
+        return before[0], placement.resource_group
+    if len(before) == 1:
+        return placement.subscription, before[0]
+    return placement.subscription, placement.resource_group
 
 
 # Functions that build values: an Unknown argument stays an Unknown member of the result,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import itertools
 import json
 import re
 import urllib.parse
@@ -114,22 +115,29 @@ def _union(*args: Any) -> Any:
     if unknown is not None:
         return unknown
     if all(isinstance(a, list) for a in args):
-        out: list[Any] = []
-        for a in args:
-            for item in a:
-                if not any(_equals(item, o) is True for o in out):
-                    out.append(item)
-        return out
+        return _union_arrays(args)
     if all(isinstance(a, dict) for a in args):
-        merged: dict[str, Any] = {}
-        for a in args:
-            for key, value in a.items():
-                if isinstance(value, dict) and isinstance(merged.get(key), dict):
-                    merged[key] = _union(merged[key], value)
-                else:
-                    merged[key] = value
-        return merged
+        return _union_objects(args)
     raise TemplateFunctionError("union() needs all objects or all arrays")
+
+
+def _union_arrays(arrays: tuple[list[Any], ...]) -> list[Any]:
+    """Each item once, in the order first seen; items compare by value, as ARM's do."""
+    out: list[Any] = []
+    for item in itertools.chain.from_iterable(arrays):
+        if not any(_equals(item, o) is True for o in out):
+            out.append(item)
+    return out
+
+
+def _union_objects(objects: tuple[dict[str, Any], ...]) -> dict[str, Any]:
+    """Later members win, except that two objects under one key merge, as ARM's union() does."""
+    merged: dict[str, Any] = {}
+    for current in objects:
+        for key, value in current.items():
+            nested = isinstance(value, dict) and isinstance(merged.get(key), dict)
+            merged[key] = _union_objects((merged[key], value)) if nested else value
+    return merged
 
 
 def _shallow_merge(items: list[Any]) -> Any:

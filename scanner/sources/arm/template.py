@@ -53,6 +53,7 @@ _BODY_KEYS = (
     "plan",
     "extendedLocation",
     "managedBy",
+    "apiVersion",
 )
 _MARK = "\x00"  # stands for an unknown part while a name is split into its segments
 
@@ -196,12 +197,9 @@ class TemplateReader:
         index: Any,
     ) -> Iterator[Resource]:
         ev = Evaluator(scope)
-        if "condition" in raw:
-            decided = ev.value(raw["condition"])
-            if isinstance(decided, Unknown):
-                condition = _both(condition, f"{_expression(raw['condition'])} is true")
-            elif not _truthy(decided):
-                return
+        deployed, condition = _deploy_condition(raw, ev, condition)
+        if not deployed:
+            return
         resource_type = ev.value(raw["type"])
         if not isinstance(resource_type, str):
             frame.session.warn(f"{frame.document.path}: type of the resource at {pointer} cannot be evaluated; skipped")
@@ -219,11 +217,7 @@ class TemplateReader:
         placeholder = _placeholder(frame, instance if symbolic else None, raw, resource_type, index)
         name = _naming(raw.get("name", ""), ev, resource_type, parent, placeholder)
         body: dict[str, Any] = {"name": name.body, "type": resource_type}
-        for body_key in _BODY_KEYS:
-            if body_key in raw:
-                body[body_key] = ev.value(raw[body_key])
-        if "apiVersion" in raw:
-            body["apiVersion"] = ev.value(raw["apiVersion"])
+        body.update((k, ev.value(raw[k])) for k in _BODY_KEYS if k in raw)
         resource_id = _resource_id(raw, ev, frame.placement, resource_type, name.key)
         body["id"] = resource_id
         yield Resource(
@@ -242,12 +236,35 @@ class TemplateReader:
             ),
             key_name=name.key if name.key != name.display else None,
         )
+        here = _Parent(resource_type, name.key, name.display)
+        yield from self._children(frame, key, raw, pointer, scope, here, condition)
+
+    def _children(
+        self,
+        frame: TemplateFrame,
+        key: str,
+        raw: dict[str, Any],
+        pointer: str,
+        scope: Scope,
+        parent: _Parent,
+        condition: str | None,
+    ) -> Iterator[Resource]:
+        """The child resources a declaration lists in its own ``resources`` array."""
         children = raw.get("resources")
-        if isinstance(children, list):
-            here = _Parent(resource_type, name.key, name.display)
-            for i, child in enumerate(children):
-                child_pointer = pointer_join(pointer, "resources", i)
-                yield from self._declaration(frame, f"{key}/{i}", child, child_pointer, scope, here, condition)
+        for i, child in enumerate(children if isinstance(children, list) else []):
+            child_pointer = pointer_join(pointer, "resources", i)
+            yield from self._declaration(frame, f"{key}/{i}", child, child_pointer, scope, parent, condition)
+
+
+def _deploy_condition(raw: dict[str, Any], ev: Evaluator, outer: str | None) -> tuple[bool, str | None]:
+    """Whether a declaration may be deployed, and the condition nobody knows before deploy that it
+    then depends on: the enclosing one, joined with its own when its own cannot be evaluated."""
+    if "condition" not in raw:
+        return True, outer
+    decided = ev.value(raw["condition"])
+    if isinstance(decided, Unknown):
+        return True, _both(outer, f"{_expression(raw['condition'])} is true")
+    return _truthy(decided), outer
 
 
 def _placeholder(
@@ -315,6 +332,20 @@ def _placeholder_chain(raw_name: Any, ev: Evaluator, placeholder: str) -> str:
 
 def _partial_name(raw_name: Any, ev: Evaluator) -> str | None:
     """A ``format()`` or ``concat()`` name with each unknown argument replaced by a mark."""
+    node = _name_call(raw_name)
+    if node is None:
+        return None
+    parts = [_marked(ev.node_value(arg)) for arg in node.args]
+    if not all(isinstance(p, (str, int)) and not isinstance(p, bool) for p in parts):
+        return None
+    if node.name == "concat":
+        return "".join(str(p) for p in parts)
+    return _formatted(parts)
+
+
+def _name_call(raw_name: Any) -> Call | None:
+    """The ``format()`` or ``concat()`` call a name expression makes, if it makes one: the only
+    names whose known segments survive unknown arguments."""
     if not (isinstance(raw_name, str) and is_expression(raw_name)):
         return None
     try:
@@ -323,16 +354,18 @@ def _partial_name(raw_name: Any, ev: Evaluator) -> str | None:
         return None
     if not isinstance(node, Call) or node.name not in ("format", "concat") or not node.args:
         return None
-    parts: list[Any] = []
-    for arg in node.args:
-        value = ev.node_value(arg)
-        if isinstance(value, Unknown):
-            value = value.symbol if value.symbol is not None else _MARK
-        parts.append(value)
-    if not all(isinstance(p, (str, int)) and not isinstance(p, bool) for p in parts):
-        return None
-    if node.name == "concat":
-        return "".join(str(p) for p in parts)
+    return node
+
+
+def _marked(value: Any) -> Any:
+    """A name argument's value: an unknown one as its symbol, else as the mark."""
+    if isinstance(value, Unknown):
+        return value.symbol if value.symbol is not None else _MARK
+    return value
+
+
+def _formatted(parts: list[Any]) -> str | None:
+    """``format(template, args...)``, or None when the template is not one Python can fill."""
     template = parts[0]
     if not isinstance(template, str):
         return None

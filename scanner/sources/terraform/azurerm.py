@@ -31,6 +31,9 @@ class TypeMap:
     ``parent`` names the attribute holding the parent's id for child types (a compute's
     workspace, a node pool's cluster); ``scope`` the one holding the target of an extension
     resource (a diagnostic setting's resource); ``constants`` are ARM values implied by the type.
+    ``parent_location``: the provider sends the parent's region as the ARM ``location``, which
+    the configuration does not hold. ``inexpressible``: ARM properties the provider cannot set,
+    with how to set them instead.
     """
 
     arm_type: str
@@ -38,6 +41,8 @@ class TypeMap:
     constants: Mapping[str, Any] = field(default_factory=dict)
     parent: str | None = None
     scope: str | None = None
+    parent_location: bool = False
+    inexpressible: Mapping[str, str] = field(default_factory=dict)
 
 
 def A(tf: str | tuple[str, ...], arm: str, convert: Callable[[Any], Any] | None = None) -> Attr:
@@ -174,6 +179,8 @@ def _pool_attrs(prefix_tf: str, prefix_arm: str) -> tuple[Attr, ...]:
     return tuple(out)
 
 
+# An AML compute's ``location`` attribute is where it runs, ``computeLocation``; the ARM
+# ``location`` the provider sends is its workspace's (TypeMap.parent_location).
 _AML_COMPUTE_COMMON = (
     A("location", "properties.computeLocation"),
     A("local_auth_enabled", "properties.disableLocalAuth", inverted),
@@ -242,6 +249,7 @@ MAPPINGS: dict[str, TypeMap] = {
         ),
         constants={"properties.computeType": "AmlCompute"},
         parent="machine_learning_workspace_id",
+        parent_location=True,
     ),
     "azurerm_machine_learning_compute_instance": TypeMap(
         T.COMPUTE,
@@ -254,6 +262,12 @@ MAPPINGS: dict[str, TypeMap] = {
         ),
         constants={"properties.computeType": "ComputeInstance"},
         parent="machine_learning_workspace_id",
+        parent_location=True,
+        inexpressible={
+            "properties.properties.idleTimeBeforeShutdown": (
+                "not expressible in azurerm; set it with azapi_update_resource"
+            )
+        },
     ),
     "azurerm_machine_learning_inference_cluster": TypeMap(
         T.COMPUTE,

@@ -10,6 +10,7 @@ still finds its storage account and the pool its cluster.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import re
@@ -20,7 +21,7 @@ from typing import Any
 from scanner.errors import InputError
 from scanner.model import azure_types as T
 from scanner.model.jsondoc import Document, pointer_join
-from scanner.model.resources import Origin, Resource, build_resource_id, parse_resource_id
+from scanner.model.resources import Inventory, Origin, Resource, build_resource_id, parse_resource_id
 from scanner.model.unknown import Unknown
 from scanner.sources.terraform.azurerm import MAPPINGS, SKIP, TypeMap, identity_block
 from scanner.sources.terraform.values import AFTER_APPLY, MISSING, overlay, read
@@ -39,6 +40,9 @@ _ID_PROPERTY_TYPES = {
 }
 _REFERENCE = re.compile(r"^(data\.)?([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)(\[[^\]]+\])?(?:\.(.+))?$")
 _MODULE_STEP = re.compile(r"module\.([A-Za-z0-9_-]+)(\[[^\]]+\])?")
+_KEY_SUFFIX = re.compile(r"\[[^\]]*\]$")  # an address's instance key: [0], ["a"]
+# References that name no resource attribute a plan records.
+_UNFOLLOWED = ("local.", "each.", "count.", "module.", "path.", "terraform.", "self.")
 
 
 @dataclass
@@ -57,6 +61,7 @@ class Instance:
     translated: bool = False
     arm_id: str | None = None
     resolving: bool = False
+    arm_type: str | None = None
     body: dict[str, Any] = field(default_factory=dict)
     property_map: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
@@ -81,40 +86,48 @@ class PlanReader:
     # -- collecting instances -------------------------------------------------------------
 
     def _collect(self) -> None:
+        """Instances in order of authority: ``resource_changes``, then ``planned_values`` for
+        any not listed there, then ``prior_state`` data sources as reference-only context."""
+        self._collect_changes()
+        self._collect_planned()
+        self._collect_data_sources()
+
+    def _collect_changes(self) -> None:
+        """Each changed instance with its masks applied; one not deployed leaves a placeholder."""
         for i, change, detail, actions in managed_changes(self.plan.get("resource_changes")):
-            if "forget" in actions or "read" in actions or ("delete" in actions and "create" not in actions):
+            if _not_deployed(actions):
                 self.instances.setdefault(str(change.get("address")), self._skipped(change))
                 continue
             after = detail.get("after")
             if not isinstance(after, dict) and detail.get("after_unknown") is not True:
                 continue
             values = overlay(after, detail.get("after_unknown"), detail.get("after_sensitive"))
-            instance = self._add(
-                change,
-                values if isinstance(values, dict) else {},
-                pointer_join("", "resource_changes", i, "change", "after"),
-            )
+            instance = self._add(change, values, pointer_join("", "resource_changes", i, "change", "after"))
             instance.action = "replace" if "delete" in actions else ",".join(actions)
+
+    def _collect_planned(self) -> None:
+        """Managed instances ``planned_values`` lists and ``resource_changes`` does not."""
         planned = self.plan.get("planned_values")
-        if isinstance(planned, dict) and isinstance(planned.get("root_module"), dict):
-            for entry, pointer in _module_resources(planned["root_module"], "/planned_values/root_module"):
-                if entry.get("mode", "managed") == "managed" and str(entry.get("address")) not in self.instances:
-                    values = overlay(entry.get("values"), None, entry.get("sensitive_values"))
-                    self._add(entry, values if isinstance(values, dict) else {}, pointer + "/values")
+        root = planned.get("root_module") if isinstance(planned, dict) else None
+        for entry, pointer in _module_resources(root, "/planned_values/root_module"):
+            if entry.get("mode", "managed") == "managed" and str(entry.get("address")) not in self.instances:
+                self._add(entry, overlay(entry.get("values"), None, entry.get("sensitive_values")), pointer + "/values")
+
+    def _collect_data_sources(self) -> None:
+        """Data sources read before the plan: what the planned resources may refer to."""
         prior = self.plan.get("prior_state")
         root = prior.get("values", {}).get("root_module") if isinstance(prior, dict) else None
-        if isinstance(root, dict):
-            for entry, pointer in _module_resources(root, "/prior_state/values/root_module"):
-                if entry.get("mode") == "data" and str(entry.get("address")) not in self.instances:
-                    values = overlay(entry.get("values"), None, entry.get("sensitive_values"))
-                    instance = self._add(entry, values if isinstance(values, dict) else {}, pointer + "/values")
-                    instance.reference_only = True
+        for entry, pointer in _module_resources(root, "/prior_state/values/root_module"):
+            if entry.get("mode") == "data" and str(entry.get("address")) not in self.instances:
+                values = overlay(entry.get("values"), None, entry.get("sensitive_values"))
+                instance = self._add(entry, values, pointer + "/values")
+                instance.reference_only = True
 
     def _skipped(self, change: dict[str, Any]) -> Instance:
         """A placeholder so planned_values cannot resurrect a deleted instance."""
         return Instance(str(change.get("address")), "deleted", "", "", "", {}, "", reference_only=True)
 
-    def _add(self, entry: dict[str, Any], values: dict[str, Any], pointer: str) -> Instance:
+    def _add(self, entry: dict[str, Any], values: Any, pointer: str) -> Instance:
         address = str(entry.get("address"))
         module_address = entry.get("module_address")
         if not isinstance(module_address, str):
@@ -125,7 +138,7 @@ class PlanReader:
             type=str(entry.get("type", "")),
             name=str(entry.get("name", "")),
             module_address=module_address,
-            values=values,
+            values=values if isinstance(values, dict) else {},
             pointer=pointer,
         )
         self.instances[address] = instance
@@ -156,7 +169,7 @@ class PlanReader:
     def _config_block(self, instance: Instance) -> dict[str, Any] | None:
         module_path = _strip_keys(instance.module_address)
         base = instance.address[len(instance.module_address) + 1 :] if instance.module_address else instance.address
-        local = re.sub(r"\[[^\]]*\]$", "", base)
+        local = _KEY_SUFFIX.sub("", base)
         return self._config_index.get((module_path, local))
 
     def resolve(self, instance: Instance, attribute: str) -> Any:
@@ -184,25 +197,33 @@ class PlanReader:
     def _follow_reference(self, ref: str, module_address: str) -> Any:
         if ref.startswith("var."):
             return self._follow_variable(ref[4:].split(".")[0], module_address)
-        if ref.startswith(("local.", "each.", "count.", "module.", "path.", "terraform.", "self.")):
+        if ref.startswith(_UNFOLLOWED):
             return MISSING
         match = _REFERENCE.match(ref)
         if not match or not match.group(5):
             return MISSING
         data, rtype, rname, key, attribute = match.groups()
-        local = f"{'data.' if data else ''}{rtype}.{rname}"
+        target = self._reference_target(f"{'data.' if data else ''}{rtype}.{rname}", key, module_address)
+        return MISSING if target is None else self._attribute(target, attribute)
+
+    def _reference_target(self, local: str, key: str | None, module_address: str) -> Instance | None:
+        """The deployed instance a reference names; without an instance key, the only instance
+        of that resource, since a reference to a counted resource as a whole names no one copy."""
         prefix = f"{module_address}." if module_address else ""
         target = self.instances.get(f"{prefix}{local}{key or ''}")
         if target is None and not key:
-            candidates = [i for a, i in self.instances.items() if re.sub(r"\[[^\]]*\]$", "", a) == prefix + local]
+            candidates = [i for a, i in self.instances.items() if _KEY_SUFFIX.sub("", a) == prefix + local]
             target = candidates[0] if len(candidates) == 1 else None
-        if target is None or target.mode == "deleted":
-            return MISSING
+        return None if target is None or target.mode == "deleted" else target
+
+    def _attribute(self, target: Instance, attribute: str) -> Any:
+        """A referenced attribute: ``id`` as the target's ARM id; a top-level attribute the plan
+        does not know yet through the target's own configuration, else as the Unknown it is."""
         if attribute == "id":
             return self.arm_id(target)
         value = read(target.values, attribute)
         if isinstance(value, Unknown):
-            resolved = self.resolve(target, attribute.split(".")[0]) if "." not in attribute else MISSING
+            resolved = self.resolve(target, attribute) if "." not in attribute else MISSING
             return resolved if resolved is not MISSING else value
         return value
 
@@ -350,16 +371,24 @@ class PlanReader:
         stack = [payload]
         while stack:
             node = stack.pop()
-            items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
-            for key, value in list(items):
+            for key, value in _members(node):
                 if isinstance(value, (dict, list)):
                     stack.append(value)
-                elif isinstance(value, Unknown) and value is AFTER_APPLY:
-                    wanted = _ID_PROPERTY_TYPES.get(str(key).lower())
-                    matches = [t for t in targets if wanted and self._arm_type(t) == wanted.lower()]
-                    chosen = matches[0] if len(matches) == 1 else targets[0] if len(targets) == 1 and wanted else None
+                elif value is AFTER_APPLY:
+                    chosen = self._id_target(str(key), targets)
                     if chosen is not None:
                         node[key] = self.arm_id(chosen)
+
+    def _id_target(self, key: str, targets: list[Instance]) -> Instance | None:
+        """Which referenced resource an unknown id property names: the one of the type the
+        property holds (``storageAccount``: a storage account), else the only one referenced."""
+        wanted = _ID_PROPERTY_TYPES.get(key.lower())
+        if wanted is None:
+            return None
+        matches = [t for t in targets if self._arm_type(t) == wanted.lower()]
+        if len(matches) == 1:
+            return matches[0]
+        return targets[0] if len(targets) == 1 else None
 
     def _id_targets(self, instance: Instance, attribute: str) -> list[Instance]:
         block = self._config_block(instance)
@@ -408,6 +437,33 @@ class PlanReader:
                 continue
             _deep_merge(target.body, payload)
 
+    def _translate_instance(self, instance: Instance) -> str | None:
+        """Translate an azapi or mapped azurerm instance into its ARM body, and give its ARM type;
+        None for a type no check reads (or an azapi resource without a type)."""
+        if instance.type == "azapi_resource":
+            self._translate_azapi(instance)
+            return _azapi_type(instance.values)
+        mapping = MAPPINGS.get(instance.type)
+        if mapping is None:
+            return None
+        self._translate(instance, mapping)
+        return mapping.arm_type
+
+    def _origin(self, instance: Instance) -> Origin:
+        mapping = MAPPINGS.get(instance.type)
+        notes = {k.lower(): v for k, v in mapping.inexpressible.items()} if mapping is not None else {}
+        return Origin(
+            kind="terraform",
+            file=self.doc.path,
+            pointer=instance.pointer,
+            document=self.doc,
+            address=instance.address,
+            property_map=instance.property_map,
+            reference_only=instance.reference_only,
+            action=instance.action,
+            notes=notes or None,
+        )
+
     def translate_state(self, entry: dict[str, Any], values: dict[str, Any], pointer: str) -> Resource | None:
         """One resource state outside the planned set (a ``resource_drift`` side), as ARM."""
         instance = Instance(
@@ -420,14 +476,7 @@ class PlanReader:
             pointer=pointer,
             action="drift",
         )
-        if instance.type == "azapi_resource":
-            self._translate_azapi(instance)
-            arm_type = _azapi_type(values)
-        elif instance.type in MAPPINGS:
-            self._translate(instance, MAPPINGS[instance.type])
-            arm_type = MAPPINGS[instance.type].arm_type
-        else:
-            return None
+        arm_type = self._translate_instance(instance)
         if arm_type is None:
             return None
         arm_id = self._compute_id(instance)
@@ -438,57 +487,52 @@ class PlanReader:
             type=arm_type,
             name=parsed.name_chain or _text(read(values, "name")),
             body=instance.body,
-            origin=Origin(
-                kind="terraform",
-                file=self.doc.path,
-                pointer=pointer,
-                document=self.doc,
-                address=instance.address,
-                property_map=instance.property_map,
-                action="drift",
-            ),
+            origin=self._origin(instance),
         )
 
-    def resources(self) -> Iterator[Resource]:
+    def resources(self) -> list[Resource]:
+        """The plan's deployed instances, and the data sources they refer to, as ARM resources."""
         self._collect()
         for instance in self.instances.values():
-            if instance.mode == "deleted":
-                continue
-            if instance.type == "azapi_resource":
-                self._translate_azapi(instance)
-            elif instance.type in MAPPINGS:
-                self._translate(instance, MAPPINGS[instance.type])
+            if instance.mode != "deleted":
+                instance.arm_type = self._translate_instance(instance)
         self._merge_updates()
-        for instance in self.instances.values():
-            if not instance.translated:
-                continue
-            arm_id = self.arm_id(instance)
-            parsed = parse_resource_id(arm_id)
-            arm_type = (
-                _azapi_type(instance.values) if instance.type == "azapi_resource" else MAPPINGS[instance.type].arm_type
-            )
-            if arm_type is None:
-                continue
-            name = parsed.name_chain or _text(self.value(instance, "name"))
-            instance.body.setdefault("name", name.rsplit("/", 1)[-1])
-            instance.body["type"] = arm_type
-            instance.body["id"] = arm_id
-            yield Resource(
-                id=arm_id,
-                type=arm_type,
-                name=name,
-                body=instance.body,
-                origin=Origin(
-                    kind="terraform",
-                    file=self.doc.path,
-                    pointer=instance.pointer,
-                    document=self.doc,
-                    address=instance.address,
-                    property_map=instance.property_map,
-                    reference_only=instance.reference_only,
-                    action=instance.action,
-                ),
-            )
+        built = [(i, self._resource(i, i.arm_type)) for i in self.instances.values() if i.translated and i.arm_type]
+        return _with_parent_locations(built)
+
+    def _resource(self, instance: Instance, arm_type: str) -> Resource:
+        arm_id = self.arm_id(instance)
+        name = parse_resource_id(arm_id).name_chain or _text(self.value(instance, "name"))
+        instance.body.setdefault("name", name.rsplit("/", 1)[-1])
+        instance.body["type"] = arm_type
+        instance.body["id"] = arm_id
+        return Resource(id=arm_id, type=arm_type, name=name, body=instance.body, origin=self._origin(instance))
+
+
+def _with_parent_locations(built: list[tuple[Instance, Resource]]) -> list[Resource]:
+    """The resources, each in its parent's region where the provider sends that as the ARM
+    ``location``: azurerm's AML computes are in their workspace's region (their own ``location``
+    attribute is ``computeLocation``, and v4 compute instances have none), as ARM reports them."""
+    if not any(_located_by_parent(instance) for instance, _ in built):
+        return [resource for _, resource in built]
+    inventory = Inventory(resource for _, resource in built)
+    return [
+        _in_parent_region(resource, inventory) if _located_by_parent(instance) else resource
+        for instance, resource in built
+    ]
+
+
+def _located_by_parent(instance: Instance) -> bool:
+    mapping = MAPPINGS.get(instance.type)
+    return mapping is not None and mapping.parent_location
+
+
+def _in_parent_region(resource: Resource, inventory: Inventory) -> Resource:
+    """The resource with its parent's ``location``, the parent found by id as checks find it."""
+    parent = inventory.parent(resource)
+    if "location" in resource.body or parent is None or "location" not in parent.body:
+        return resource
+    return dataclasses.replace(resource, body={**resource.body, "location": parent.body["location"]})
 
 
 def managed_changes(entries: Any) -> Iterator[tuple[int, dict[str, Any], dict[str, Any], list[str]]]:
@@ -531,7 +575,21 @@ def read_resource_drift(doc: Document) -> list[tuple[Resource | None, Resource |
     return pairs
 
 
-def _module_resources(module: dict[str, Any], pointer: str) -> Iterator[tuple[dict[str, Any], str]]:
+def _not_deployed(actions: list[str]) -> bool:
+    """A change that leaves nothing to scan: a read, a forget, or a delete without a create."""
+    return "forget" in actions or "read" in actions or ("delete" in actions and "create" not in actions)
+
+
+def _members(node: Any) -> list[tuple[Any, Any]]:
+    """The (key, value) pairs of a JSON object or array; none for a leaf."""
+    if isinstance(node, dict):
+        return list(node.items())
+    return list(enumerate(node)) if isinstance(node, list) else []
+
+
+def _module_resources(module: Any, pointer: str) -> Iterator[tuple[dict[str, Any], str]]:
+    if not isinstance(module, dict):
+        return
     for i, entry in enumerate(module.get("resources") or []):
         if isinstance(entry, dict):
             yield entry, f"{pointer}/resources/{i}"
@@ -608,5 +666,4 @@ def _deep_merge(target: dict[str, Any], patch: dict[str, Any]) -> None:
 def read_plan(doc: Document) -> tuple[list[Resource], list[str]]:
     """All ARM-shaped resources of a plan, and warnings about what could not be merged."""
     reader = PlanReader(doc)
-    resources = list(reader.resources())
-    return resources, reader.warnings
+    return reader.resources(), reader.warnings

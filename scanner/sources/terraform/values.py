@@ -33,27 +33,33 @@ def overlay(value: Any, unknown: Any = None, sensitive: Any = None) -> Any:
     if unknown is True:
         return AFTER_APPLY
     if not isinstance(unknown, (dict, list)) and not isinstance(sensitive, (dict, list)):
-        return value
-    if isinstance(value, dict) or isinstance(unknown, dict) or isinstance(sensitive, dict):
-        base = value if isinstance(value, dict) else {}
-        masks_u = unknown if isinstance(unknown, dict) else {}
-        masks_s = sensitive if isinstance(sensitive, dict) else {}
-        keys = list(base) + [k for k, v in masks_u.items() if k not in base and v not in (False, None)]
-        return {k: overlay(base.get(k), masks_u.get(k), masks_s.get(k)) for k in keys}
-    if isinstance(value, list) or isinstance(unknown, list) or isinstance(sensitive, list):
-        items = value if isinstance(value, list) else []
-        masks_ul = unknown if isinstance(unknown, list) else []
-        masks_sl = sensitive if isinstance(sensitive, list) else []
-        length = max(len(items), len(masks_ul))
-        return [
-            overlay(
-                items[i] if i < len(items) else None,
-                masks_ul[i] if i < len(masks_ul) else None,
-                masks_sl[i] if i < len(masks_sl) else None,
-            )
-            for i in range(length)
-        ]
+        return value  # no mask below here: the value as it is
+    if any(isinstance(v, dict) for v in (value, unknown, sensitive)):
+        return _overlay_object(value, unknown, sensitive)
+    if any(isinstance(v, list) for v in (value, unknown, sensitive)):
+        return _overlay_array(value, unknown, sensitive)
     return value
+
+
+def _overlay_object(value: Any, unknown: Any, sensitive: Any) -> dict[str, Any]:
+    """An object's members overlaid; a member only the unknown mask names is unknown, not absent."""
+    base = value if isinstance(value, dict) else {}
+    masks_u = unknown if isinstance(unknown, dict) else {}
+    masks_s = sensitive if isinstance(sensitive, dict) else {}
+    keys = list(base) + [k for k, v in masks_u.items() if k not in base and v not in (False, None)]
+    return {k: overlay(base.get(k), masks_u.get(k), masks_s.get(k)) for k in keys}
+
+
+def _overlay_array(value: Any, unknown: Any, sensitive: Any) -> list[Any]:
+    """An array's items overlaid; items only the unknown mask has (appended after apply) are unknown."""
+    items = value if isinstance(value, list) else []
+    masks_u = unknown if isinstance(unknown, list) else []
+    masks_s = sensitive if isinstance(sensitive, list) else []
+    return [overlay(_at(items, i), _at(masks_u, i), _at(masks_s, i)) for i in range(max(len(items), len(masks_u)))]
+
+
+def _at(items: list[Any], index: int) -> Any:
+    return items[index] if index < len(items) else None
 
 
 def read(values: Any, path: str) -> Any:
