@@ -18,59 +18,88 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from scanner.emulator.estate import Estate, generate_estate  # noqa: E402
 from scanner.emulator.server import Emulator, Faults  # noqa: E402
+from scanner.engine.registry import live_needs, load_checks  # noqa: E402
+from scanner.model import azure_types as T  # noqa: E402
+from scanner.model.needs import LiveNeeds, LiveRead  # noqa: E402
 from scanner.sources.live.collect import (  # noqa: E402
+    ALL_NEEDS,
     GRAPH_TYPES,
+    LISTED_UNDER,
     PAGE_SIZE,
     SUBSCRIPTIONS_PER_QUERY,
+    collected_types,
     environment_reference,
+    graph_types,
 )
 
 
-def minimum_requests(estate: Estate, page_size: int, diagnostics: bool = True) -> int:
-    """Pages the estate needs at the least: subscription list, Resource Graph, per-parent details."""
+def minimum_requests(estate: Estate, page_size: int, needs: LiveNeeds = ALL_NEEDS) -> int:
+    """Pages the estate needs at the least for what the rules read (``needs``): subscription
+    list, Resource Graph, per-parent lists and per-resource reads."""
     subscriptions = estate.subscription_ids()
-    graph = 0
+    collected = collected_types(needs)
+    discovered = set(graph_types(collected))
+    rows = [r for r in estate.top_level if r["type"].lower() in discovered]
+    return (
+        math.ceil(len(subscriptions) / page_size)
+        + _graph_pages(subscriptions, rows)
+        + _list_requests(estate, collected)
+        + _read_requests(estate, rows, needs)
+    )
+
+
+def _graph_pages(subscriptions: list[str], rows: list[dict[str, Any]]) -> int:
+    """Resource Graph pages: one query per batch of subscriptions, at least one page each."""
+    pages = 0
     for start in range(0, len(subscriptions), SUBSCRIPTIONS_PER_QUERY):
         batch = {s.lower() for s in subscriptions[start : start + SUBSCRIPTIONS_PER_QUERY]}
-        rows = sum(1 for r in estate.top_level if r["id"].split("/")[2].lower() in batch)
-        graph += max(1, math.ceil(rows / PAGE_SIZE))
-    details = 0
-    for resource in estate.top_level:
-        kind = resource["type"].lower()
-        # workspaces: computes, online and serverless endpoints (and diagnostic settings);
-        # clusters: agent pools; Container Apps: auth configs; Cognitive accounts: diagnostic settings
-        if kind.endswith("/workspaces"):
-            details += 3 + diagnostics
-        elif kind.endswith(("/managedclusters", "/containerapps")):
-            details += 1
-        elif kind.endswith("cognitiveservices/accounts"):
-            details += diagnostics and str(resource.get("kind", "")).lower() in ("openai", "aiservices")
-    details += sum(1 for r in estate.resources if r["type"].lower().endswith("/onlineendpoints"))  # their deployments
-    # the environment versions deployments name by id, read once each
-    details += len({ref.lower() for r in estate.resources if (ref := environment_reference(r))})
-    details += _metric_requests(estate)
-    return math.ceil(len(subscriptions) / page_size) + graph + details
+        pages += max(1, math.ceil(sum(1 for r in rows if r["id"].split("/")[2].lower() in batch) / PAGE_SIZE))
+    return pages
 
 
-def _metric_requests(estate: Estate) -> int:
-    """Utilization requests AZAI-202 needs: one per workspace with GPU computes, one per GPU VM or scale set."""
+def _list_requests(estate: Estate, collected: frozenset[str]) -> int:
+    """One list per parent and child type read (workspaces: computes, online and serverless
+    endpoints; endpoints: deployments; clusters: agent pools; Container Apps: auth configs)."""
+    listed = [LISTED_UNDER[t] for t in collected if t in LISTED_UNDER]
+    return sum(listed.count(r["type"].lower()) for r in estate.resources)
+
+
+def _read_requests(estate: Estate, rows: list[dict[str, Any]], needs: LiveNeeds) -> int:
+    """Diagnostic settings per row, environment versions deployments name by id (read once
+    each), and utilization metrics, where ``needs`` asks for them."""
+
+    def wants(read: LiveRead, body: dict[str, Any]) -> bool:
+        return needs.wants(read, str(body["type"]), body.get("kind"))
+
+    logged = sum(1 for r in rows if wants(LiveRead.DIAGNOSTIC_SETTINGS, r))
+    references = {
+        ref.lower()
+        for r in estate.resources
+        if wants(LiveRead.ENVIRONMENT_VERSIONS, r) and (ref := environment_reference(r))
+    }
+    return logged + len(references) + _metric_requests(estate, needs)
+
+
+def _metric_requests(estate: Estate, needs: LiveNeeds) -> int:
+    """Utilization requests: one per workspace with GPU computes, one per GPU VM or scale set."""
     from scanner.model import vmsizes
 
     workspaces, machines = set(), 0
     for r in estate.resources:
         kind = r["type"].lower()
         props = r.get("properties", {})
-        if kind.endswith("/workspaces/computes") and vmsizes.is_gpu_size(
-            str(props.get("properties", {}).get("vmSize", ""))
-        ):
+        if not needs.wants(LiveRead.METRICS, kind, r.get("kind")):
+            continue
+        if kind == T.COMPUTE.lower() and vmsizes.is_gpu_size(str(props.get("properties", {}).get("vmSize", ""))):
             workspaces.add(r["id"].lower().rsplit("/computes/", 1)[0])
-        elif kind.endswith("/virtualmachines") and vmsizes.is_gpu_size(
+        elif kind == T.VIRTUAL_MACHINE.lower() and vmsizes.is_gpu_size(
             str(props.get("hardwareProfile", {}).get("vmSize", ""))
         ):
             machines += 1
@@ -141,7 +170,9 @@ def main() -> int:
         elapsed = time.perf_counter() - started
         requests = sum(1 for r in emulator.log if r.path != "/msi/token")
         writes = emulator.writes()
-        minimum = minimum_requests(estate, faults.page_size, diagnostics="AZAI-501" not in args.ignore)
+        # the minimum for the rules the scan runs (once the pipeline passes their needs, it reads only those)
+        needs = live_needs([c for c in load_checks() if c.id not in args.ignore and "drift" not in c.sources])
+        minimum = minimum_requests(estate, faults.page_size, needs)
         print(f"azai: {elapsed:.1f} s, exit {os.waitstatus_to_exitcode(status)}, peak {usage.ru_maxrss / 1024:.0f} MiB")
         ratio = requests / minimum
         print(f"requests: {requests} against a minimum of {minimum} pages ({ratio:.2f}x); writes: {len(writes)}")

@@ -18,6 +18,7 @@ from scanner.model.unknown import Unknown, known
     pillar=Pillar.SECURITY,
     severity=Severity.HIGH,
     resource_types=(T.ONLINE_ENDPOINT, T.SERVERLESS_ENDPOINT, T.COGNITIVE_ACCOUNT, T.CONTAINER_APP),
+    reads=(T.CONTAINER_APP_AUTH, T.CONTAINER_APP_ENVIRONMENT),
     principle=Principle(
         "Require authentication for all inferencing endpoints, including system-to-system calls. "
         "Avoid anonymous endpoints and prefer Microsoft Entra identities (RBAC, managed identity) over keys.",
@@ -167,7 +168,7 @@ def _serves_models(app: Resource, ctx: CheckContext) -> bool:
     it or its environment carries the AI workload marker (or the option says every app is)."""
     if ctx.options.get("all_container_apps", False) or has_tag(app, ctx, "marker_tag", "marker_values"):
         return True
-    # an environment id known only after apply leaves the app to its own tags
+    # an environment id not known before deploy leaves the app to its own tags
     references = (app.get("properties.managedEnvironmentId"), app.get("properties.environmentId"))
     environment = next((ctx.inventory.get(r) for r in references if isinstance(r, str)), None)
     if environment is None:

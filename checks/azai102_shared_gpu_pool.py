@@ -20,6 +20,7 @@ ISOLATING_EFFECTS = ("noschedule", "noexecute")
     pillar=Pillar.SECURITY,
     severity=Severity.MEDIUM,
     resource_types=(T.AGENT_POOL, T.MANAGED_CLUSTER),
+    reads=(),
     principle=Principle(
         "Isolate GPU node pools from other APIs and workloads, using taints, tolerations and node "
         "selectors. Use GPU compute only for AI functions.",

@@ -20,6 +20,7 @@ NETWORKING = WAF_AI + "design-principles#security"
     pillar=Pillar.SECURITY,
     severity=Severity.HIGH,
     resource_types=(T.WORKSPACE,),
+    reads=(),
     principle=Principle(
         "Use private networking for AI workloads: keep workspaces, data and endpoints off the public internet.",
         NETWORKING,

@@ -18,6 +18,7 @@ from scanner.model.unknown import Unknown, known
     pillar=Pillar.SECURITY,
     severity=Severity.HIGH,
     resource_types=(T.COMPUTE,),
+    reads=(),
     principle=Principle(
         "Prefer Microsoft Entra identities over keys and local accounts, and use private networking for AI compute.",
         WAF_AI + "design-principles#security",

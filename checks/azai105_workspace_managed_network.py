@@ -18,6 +18,7 @@ from scanner.model.unknown import known
     pillar=Pillar.SECURITY,
     severity=Severity.MEDIUM,
     resource_types=(T.WORKSPACE,),
+    reads=(),
     principle=Principle(
         "Use private networking and restrict outbound traffic of AI compute, to prevent data exfiltration.",
         WAF_AI + "design-principles#security",

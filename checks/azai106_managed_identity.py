@@ -18,6 +18,7 @@ from scanner.model.unknown import known
     pillar=Pillar.SECURITY,
     severity=Severity.MEDIUM,
     resource_types=(T.WORKSPACE, T.COGNITIVE_ACCOUNT),
+    reads=(),
     principle=Principle(
         "Use managed identities for system-to-system access, so that no secret has to be stored or rotated.",
         WAF_AI + "design-principles#security",

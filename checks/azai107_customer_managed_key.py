@@ -18,6 +18,7 @@ from scanner.model.unknown import known
     pillar=Pillar.SECURITY,
     severity=Severity.MEDIUM,
     resource_types=(T.WORKSPACE, T.COGNITIVE_ACCOUNT),
+    reads=(),
     principle=Principle(
         "Encrypt AI data at rest, with keys you control where your data classification requires it.",
         WAF_AI + "design-principles#security",

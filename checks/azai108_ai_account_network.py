@@ -17,6 +17,7 @@ from scanner.model.resources import Resource
     pillar=Pillar.SECURITY,
     severity=Severity.HIGH,
     resource_types=(T.COGNITIVE_ACCOUNT,),
+    reads=(T.PRIVATE_ENDPOINT,),
     principle=Principle(
         "Use private networking for model endpoints: reach them through private endpoints, not the internet.",
         WAF_AI + "design-principles#security",

@@ -18,6 +18,7 @@ from scanner.model.unknown import known
     pillar=Pillar.SECURITY,
     severity=Severity.MEDIUM,
     resource_types=(T.COGNITIVE_ACCOUNT,),
+    reads=(),
     principle=Principle(
         "Restrict the outbound access of AI services to approved destinations, to prevent data exfiltration.",
         WAF_AI + "design-principles#security",

@@ -18,6 +18,7 @@ from scanner.model.unknown import known
     pillar=Pillar.SECURITY,
     severity=Severity.MEDIUM,
     resource_types=(T.ONLINE_ENDPOINT,),
+    reads=(),
     principle=Principle(
         "Use private networking for inferencing endpoints, so that only approved networks can call the model.",
         WAF_AI + "design-principles#security",

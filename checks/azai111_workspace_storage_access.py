@@ -18,6 +18,7 @@ from scanner.model.unknown import known
     pillar=Pillar.SECURITY,
     severity=Severity.HIGH,
     resource_types=(T.STORAGE_ACCOUNT, T.WORKSPACE),
+    reads=(),
     principle=Principle(
         "Protect training data: no anonymous access, and Microsoft Entra identities instead of shared keys.",
         WAF_AI + "design-principles#security",

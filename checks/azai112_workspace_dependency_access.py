@@ -18,6 +18,7 @@ from scanner.model.unknown import known
     pillar=Pillar.SECURITY,
     severity=Severity.HIGH,
     resource_types=(T.KEY_VAULT, T.CONTAINER_REGISTRY, T.WORKSPACE),
+    reads=(),
     principle=Principle(
         "Use private networking for every dependency of an AI workload, and identities instead of shared credentials.",
         WAF_AI + "design-principles#security",

@@ -18,6 +18,7 @@ from scanner.model.unknown import known
     pillar=Pillar.SECURITY,
     severity=Severity.HIGH,
     resource_types=(T.MANAGED_CLUSTER,),
+    reads=(T.AGENT_POOL, T.COMPUTE),
     principle=Principle(
         "Prefer Microsoft Entra identities over local accounts and use private networking for the platforms "
         "that host models.",

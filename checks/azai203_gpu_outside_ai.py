@@ -18,6 +18,7 @@ from scanner.model.unknown import known
     pillar=Pillar.COST,
     severity=Severity.MEDIUM,
     resource_types=(T.CONTAINER_APP_ENVIRONMENT,),
+    reads=(),
     principle=Principle(
         "Use GPU compute only for AI functions; run everything else on cheaper general-purpose compute.",
         WAF_AI + "application-platform",

@@ -20,6 +20,7 @@ PATH = "properties.properties.scaleSettings.nodeIdleTimeBeforeScaleDown"
     pillar=Pillar.COST,
     severity=Severity.LOW,
     resource_types=(T.COMPUTE,),
+    reads=(),
     principle=Principle(
         "Let training and batch compute scale to zero promptly when jobs finish.",
         WAF_AI + "design-principles#cost-optimization",

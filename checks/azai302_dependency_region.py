@@ -20,6 +20,7 @@ DEPENDENCIES = (("properties.containerRegistry", "container registry"), ("proper
     pillar=Pillar.PERFORMANCE,
     severity=Severity.LOW,
     resource_types=(T.WORKSPACE,),
+    reads=(T.CONTAINER_REGISTRY, T.KEY_VAULT),
     principle=Principle(
         "Deploy related resources in the same region, so that data and compute reside together.",
         WAF_AI + "design-principles#performance-efficiency",

@@ -18,6 +18,7 @@ from scanner.model.unknown import known
     pillar=Pillar.PERFORMANCE,
     severity=Severity.MEDIUM,
     resource_types=(T.AGENT_POOL,),
+    reads=(),
     principle=Principle(
         "Scale AI compute with demand, within limits that match quota and budget.",
         WAF_AI + "design-principles#performance-efficiency",

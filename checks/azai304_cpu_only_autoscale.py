@@ -21,6 +21,7 @@ RESOURCE_METRICS = {"cpuutilizationpercentage", "memoryutilizationpercentage"}
     pillar=Pillar.PERFORMANCE,
     severity=Severity.LOW,
     resource_types=(T.AUTOSCALE_SETTING,),
+    reads=(T.ONLINE_DEPLOYMENT,),
     principle=Principle(
         "Scale model serving on the signals that reflect inference load: request latency, queue depth or GPU "
         "utilization.",

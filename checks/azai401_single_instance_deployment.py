@@ -18,6 +18,7 @@ from scanner.model.unknown import known
     pillar=Pillar.RELIABILITY,
     severity=Severity.HIGH,
     resource_types=(T.ONLINE_DEPLOYMENT,),
+    reads=(T.AUTOSCALE_SETTING,),
     principle=Principle(
         "Avoid single points of failure for model serving: run at least two instances, or autoscale.",
         WAF_AI + "design-principles#reliability",

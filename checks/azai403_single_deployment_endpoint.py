@@ -17,6 +17,7 @@ from scanner.model.resources import Resource
     pillar=Pillar.RELIABILITY,
     severity=Severity.LOW,
     resource_types=(T.ONLINE_ENDPOINT,),
+    reads=(T.ONLINE_DEPLOYMENT,),
     principle=Principle(
         "Roll out model changes safely: blue-green or canary deployments behind one endpoint, so a bad model "
         "can be rolled back without downtime.",

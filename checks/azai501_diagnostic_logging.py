@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from checks._common import AZURE_POLICY, WAF_AI, same_text
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
+from scanner.model.needs import LiveRead
 from scanner.model.resources import Resource
 from scanner.model.unknown import known
 
@@ -18,7 +19,8 @@ from scanner.model.unknown import known
     pillar=Pillar.OPERATIONS,
     severity=Severity.MEDIUM,
     resource_types=(T.WORKSPACE, T.COGNITIVE_ACCOUNT),
-    reads=(T.DIAGNOSTIC_SETTING,),
+    reads=(LiveRead.DIAGNOSTIC_SETTINGS,),
+    kinds={T.COGNITIVE_ACCOUNT: T.OPENAI_KINDS},  # the accounts serving OpenAI models
     principle=Principle(
         "Enable diagnostic logging for AI services, so that usage, failures and abuse can be monitored and "
         "investigated.",

@@ -20,6 +20,7 @@ PATH = "properties.properties.osImageMetadata.isLatestOsImageVersion"
     pillar=Pillar.OPERATIONS,
     severity=Severity.MEDIUM,
     resource_types=(T.COMPUTE,),
+    reads=(),
     principle=Principle(
         "Keep AI compute patched: recreate compute instances on the latest image regularly.",
         WAF_AI + "design-principles#operational-excellence",

@@ -9,6 +9,7 @@ from typing import Any
 from checks._common import WAF_AI, every_gap
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
+from scanner.model.needs import LiveRead
 from scanner.model.resources import Resource
 from scanner.model.unknown import known
 
@@ -25,6 +26,7 @@ REFERENCES = ("properties.model", "properties.environmentId")  # what a deployme
     pillar=Pillar.OPERATIONS,
     severity=Severity.MEDIUM,
     resource_types=(T.ONLINE_DEPLOYMENT, T.ENVIRONMENT_VERSION, T.REGISTRY_ENVIRONMENT_VERSION),
+    reads=(LiveRead.ENVIRONMENT_VERSIONS,),
     principle=Principle(
         "Make every deployment traceable to the exact model and environment versions that were evaluated.",
         WAF_AI + "mlops-genaiops",

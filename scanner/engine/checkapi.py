@@ -10,6 +10,11 @@ It receives one resource of the types it declares and yields `Violation`s for fa
 the engine derives passes. It does no I/O: relationships, options and metrics arrive through
 `CheckContext`. Reading an `Unknown` in a deciding property raises, and the engine records
 the pair as undetermined instead of passing it.
+
+A rule also says what it reads beyond its own resource types (``reads=``): the other types it
+looks up through the inventory (``T.STORAGE_ACCOUNT``), and the per-resource live reads it
+needs (``LiveRead.DIAGNOSTIC_SETTINGS``, ``LiveRead.ENVIRONMENT_VERSIONS``,
+``LiveRead.METRICS``). A live scan collects what its selected rules declare, and no more.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from scanner.model.needs import LiveRead
 from scanner.model.pricing import Cost, PriceBook
 from scanner.model.resources import Inventory, Resource
 from scanner.model.utilization import UtilizationSource
@@ -165,9 +171,15 @@ class Check:
     options: Mapping[str, Any] = field(default_factory=dict)
     sources: frozenset[str] = frozenset({"terraform", "arm", "whatif", "live"})
     module: str = ""
-    # Types the rule consults besides its own, which a live scan must collect for it
-    # (diagnostic settings are read per resource, so they are read only when a rule needs them).
+    # What the rule reads besides its own types: ARM types it looks up through the inventory,
+    # and `LiveRead`s (per-resource live reads, made only for a rule that declares them).
     reads: tuple[str, ...] = ()
+    # False when the rule did not say (``reads=`` omitted): it may look up any type, so a live
+    # scan collects every type it knows for it (but makes no `LiveRead`, which must be declared).
+    reads_declared: bool = False
+    # For a type of which the rule decides only some kinds, those kinds (lower-case): its
+    # `LiveRead`s are made only for resources of them. Evaluation is unchanged.
+    kinds: Mapping[str, frozenset[str]] = field(default_factory=dict)
     # Rules of other tools this rule covers (Checkov, PSRule, Azure Policy, APRL, ...).
     peers: tuple[PeerRule, ...] = ()
 
@@ -191,9 +203,16 @@ def rule(
     options: Mapping[str, Any] | None = None,
     sources: Iterable[str] | None = None,
     peers: Iterable[PeerRule] = (),
-    reads: Iterable[str] = (),
+    reads: Iterable[str] | None = None,
+    kinds: Mapping[str, Iterable[str]] | None = None,
 ) -> Callable[[CheckFunction], Check]:
-    """Declare a rule. The decorated function's docstring is the rule's documentation."""
+    """Declare a rule. The decorated function's docstring is the rule's documentation.
+
+    ``reads`` names what the rule reads besides its resource types: ARM types it looks up
+    (``T.PRIVATE_ENDPOINT``) and `LiveRead`s; ``reads=()`` says it reads nothing else. Omitted,
+    the rule is taken to look up any type. ``kinds`` narrows the rule's `LiveRead`s to some kinds
+    of a type (``{T.COGNITIVE_ACCOUNT: T.OPENAI_KINDS}``).
+    """
     if not _ID.match(id):
         raise ValueError(f"rule id {id!r} is not of the form PREFIX-NNN")
     if not _SLUG.match(slug):
@@ -219,7 +238,14 @@ def rule(
             sources=frozenset(sources) if sources is not None else Check.sources,
             module=function.__module__,
             peers=tuple(peers),
-            reads=tuple(reads),
+            reads=_reads(reads or ()),
+            reads_declared=reads is not None,
+            kinds={t.lower(): frozenset(k.lower() for k in values) for t, values in (kinds or {}).items()},
         )
 
     return wrap
+
+
+def _reads(declared: Iterable[str]) -> tuple[str, ...]:
+    """Declared reads, with each one that names a `LiveRead` (also by its ARM type) as that member."""
+    return tuple(LiveRead.named(item) or item for item in declared)

@@ -4,6 +4,8 @@ Each entry point names a callable returning the pack's checks; the entry-point n
 pack's id prefix (the built-in pack is ``AZAI``). Loading is explicit and happens only when a
 command needs rules, so ``azai --version`` pays nothing for it. Two rules with one id, or a
 rule outside its pack's prefix, stop the run: a silent overwrite would hide a rule.
+
+`live_needs` turns the rules a run selected into what a live scan must read for them.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from importlib.metadata import EntryPoint, entry_points
 
 from scanner.engine.checkapi import Check
 from scanner.errors import InputError
+from scanner.model.needs import LiveNeeds, LiveRead, ReadSubject
 
 GROUP = "azai.checks"
 
@@ -54,3 +57,26 @@ def find_check(checks: Iterable[Check], key: str) -> Check | None:
     """A check by id or slug, case-insensitively."""
     wanted = key.strip().lower()
     return next((c for c in checks if wanted in (c.id.lower(), c.slug)), None)
+
+
+def live_needs(checks: Iterable[Check]) -> LiveNeeds:
+    """What a live scan must read for these checks: the types they evaluate and declare they
+    look up, and each declared `LiveRead` for the resources of the declaring check's types (of
+    its `kinds`, where it names some). Checks that do not run on live resources need nothing."""
+    types: set[str] = set()
+    subjects: set[ReadSubject] = set()
+    every_type = False
+    for check in checks:
+        if "live" not in check.sources:
+            continue
+        every_type = every_type or not check.reads_declared
+        types.update(check.resource_types)
+        for item in check.reads:
+            read = LiveRead.named(item)
+            if read is None:
+                types.add(item)
+                continue
+            subjects.update(
+                ReadSubject(read, t.lower(), check.kinds.get(t.lower(), frozenset())) for t in check.resource_types
+            )
+    return LiveNeeds.of(types, subjects, every_type)

@@ -16,6 +16,7 @@ from typing import Any
 from scanner.engine.checkapi import Check
 from scanner.engine.registry import load_checks
 from scanner.engine.results import Finding, ScanResult, sort_findings, sort_undetermined
+from scanner.model.needs import LiveNeeds
 from scanner.model.pricing import PriceBook
 from scanner.policy.baselines import BaselineEntry, compare_with_baseline, read_baseline, write_baseline
 from scanner.policy.config import Config, load_config, select_checks
@@ -108,13 +109,14 @@ def template_options(request: RunRequest) -> TemplateOptions:
     return TemplateOptions(parameters, request.cloud)
 
 
-def collect_live_inventory(request: RunRequest, diagnostics: bool = True) -> LiveInventory:
-    """One live collection with a client factory that is closed afterwards."""
+def collect_live_inventory(request: RunRequest, needs: LiveNeeds | None = None) -> LiveInventory:
+    """One live collection of what ``needs`` asks for (None: everything any built-in rule
+    reads), with a client factory that is closed afterwards."""
     from scanner.sources.live.clients import ClientFactory
     from scanner.sources.live.collect import Progress, collect_live
 
     factory = ClientFactory(request.cloud, request.arm_endpoint)
     try:
-        return collect_live(request.live, factory, Progress(request.progress), diagnostics)
+        return collect_live(request.live, factory, Progress(request.progress), needs=needs)
     finally:
         factory.close()

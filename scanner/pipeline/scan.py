@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from scanner.engine.evaluate import evaluate
+from scanner.engine.registry import live_needs
 from scanner.engine.results import ScanResult
-from scanner.model import azure_types as T
 from scanner.model.resources import Inventory, Resource
 from scanner.pipeline.run import RunRequest, collect_live_inventory, conclude, prepare, template_options
 from scanner.policy.gates import SCAN_GATE
@@ -59,10 +59,10 @@ def _save_inventory(path: str, loaded: list[LoadedInput], result: ScanResult) ->
 
 def _live_input(request: ScanRequest, result: ScanResult, iac: list[LoadedInput]) -> LoadedInput:
     """Collect the live scope and place its resources where SARIF can point at them."""
-    # One diagnostic-settings read per workspace and AI account: only when a selected rule reads
-    # them, or a saved snapshot must be complete.
-    diagnostics = bool(request.save_inventory) or any(T.DIAGNOSTIC_SETTING in c.reads for c in result.checks)
-    live = collect_live_inventory(request, diagnostics)
+    # Only what the selected rules read, so that --select also saves requests; a saved snapshot
+    # must serve any later drift run, so it reads everything.
+    needs = None if request.save_inventory else live_needs(result.checks)
+    live = collect_live_inventory(request, needs)
     result.coverage.extend(live.coverage)
     result.live_requests = live.requests
     _point_at_declaring_iac(live.resources, iac)

@@ -9,6 +9,11 @@ azure-mgmt-machinelearningservices 1.0.1 targets 2020-08-01 and has neither endp
 shutdown), a Container App's auth configurations, and the diagnostic settings of workspaces and
 Cognitive Services accounts (extension resources Graph lacks).
 
+What is read follows the selected rules (`LiveNeeds`, derived by the engine from their
+declarations): Resource Graph is asked for the types they read, and for the parents that the
+children among those types are listed under; per-resource reads (diagnostic settings,
+environment versions, metrics) are made only for the resources a rule declared them for.
+
 A 403, 404, timeout or exhausted retry narrows coverage and never stops the scan; each becomes
 a `CoverageGap` that every report shows. An authentication failure ends the run.
 """
@@ -26,11 +31,14 @@ from typing import Any
 from scanner.errors import InputError
 from scanner.model import azure_types as T
 from scanner.model import vmsizes
+from scanner.model.needs import LiveNeeds, LiveRead, ReadSubject
 from scanner.model.resources import CoverageGap, Origin, Resource, parse_resource_id
 from scanner.model.vmsizes import SizeCatalog
 from scanner.sources.live.clients import ClientFactory
 from scanner.sources.live.metrics import LiveUtilization, collect_utilization
 
+# The types Resource Graph holds in full that the collector knows: what it discovers for a rule
+# that does not declare what it looks up.
 GRAPH_TYPES = (
     T.WORKSPACE,
     T.MANAGED_CLUSTER,
@@ -53,9 +61,40 @@ SUBSCRIPTIONS_PER_QUERY = 300
 PAGE_SIZE = 1000
 ML_API = "2025-12-01"
 APPS_API = "2024-03-01"
-WORKSPACE_CHILDREN = ("computes", "onlineEndpoints", "serverlessEndpoints")
+WORKSPACE_CHILDREN = (
+    ("computes", T.COMPUTE),
+    ("onlineEndpoints", T.ONLINE_ENDPOINT),
+    ("serverlessEndpoints", T.SERVERLESS_ENDPOINT),
+)
 DIAGNOSTICS_API = "2021-05-01-preview"
 ENVIRONMENT_TYPES = frozenset(t.lower() for t in (T.ENVIRONMENT_VERSION, T.REGISTRY_ENVIRONMENT_VERSION))
+# Types Resource Graph lacks that are listed per parent: child type -> the type it is listed under.
+LISTED_UNDER = {
+    T.AGENT_POOL.lower(): T.MANAGED_CLUSTER.lower(),
+    T.COMPUTE.lower(): T.WORKSPACE.lower(),
+    T.ONLINE_ENDPOINT.lower(): T.WORKSPACE.lower(),
+    T.ONLINE_DEPLOYMENT.lower(): T.ONLINE_ENDPOINT.lower(),
+    T.SERVERLESS_ENDPOINT.lower(): T.WORKSPACE.lower(),
+    T.CONTAINER_APP_AUTH.lower(): T.CONTAINER_APP.lower(),
+}
+# Types that are neither in Resource Graph nor listed: `LiveRead`s bring them.
+READ_TYPES = ENVIRONMENT_TYPES | {read.value.lower() for read in LiveRead}
+KNOWN_TYPES = frozenset(t.lower() for t in GRAPH_TYPES) | frozenset(LISTED_UNDER)
+# What the built-in rules read (tests/test_live_needs.py holds it to `live_needs` of them all):
+# the default for a caller that passes no needs, which gets the scan it always got.
+ALL_NEEDS = LiveNeeds(
+    subjects=frozenset(
+        {
+            ReadSubject(LiveRead.DIAGNOSTIC_SETTINGS, T.WORKSPACE.lower()),
+            ReadSubject(
+                LiveRead.DIAGNOSTIC_SETTINGS, T.COGNITIVE_ACCOUNT.lower(), frozenset(k.lower() for k in T.OPENAI_KINDS)
+            ),
+            ReadSubject(LiveRead.ENVIRONMENT_VERSIONS, T.ONLINE_DEPLOYMENT.lower()),
+            *(ReadSubject(LiveRead.METRICS, t.lower()) for t in (T.VIRTUAL_MACHINE, T.VM_SCALE_SET, T.COMPUTE)),
+        }
+    ),
+    every_type=True,
+)
 
 
 @dataclass
@@ -100,10 +139,31 @@ class Progress:
             sys.stderr.write("\n")
 
 
-def _kql() -> str:
-    types = ", ".join(f"'{t.lower()}'" for t in GRAPH_TYPES)
+def collected_types(needs: LiveNeeds) -> frozenset[str]:
+    """The types to collect for ``needs``: those the rules read, and every type that one of
+    them is listed under (deployments are listed per endpoint, endpoints per workspace), which
+    is also the parent that rules and the model look up (a pool's cluster, a compute's workspace)."""
+    wanted = set(needs.types | (KNOWN_TYPES if needs.every_type else frozenset()))
+    wanted.update(s.type for s in needs.subjects)
+    for resource_type in list(wanted):
+        while resource_type in LISTED_UNDER:
+            resource_type = LISTED_UNDER[resource_type]
+            wanted.add(resource_type)
+    return frozenset(wanted)
+
+
+def graph_types(collected: frozenset[str]) -> list[str]:
+    """The types Resource Graph is asked for: the collected ones that are neither listed per
+    parent nor read per resource; the known ones in their usual order, then any other."""
+    wanted = {t for t in collected if t not in LISTED_UNDER and t not in READ_TYPES}
+    known = [t.lower() for t in GRAPH_TYPES if t.lower() in wanted]
+    return known + sorted(wanted.difference(known))
+
+
+def _kql(types: list[str]) -> str:
+    listed = ", ".join(f"'{t}'" for t in types)
     return (
-        f"resources | where type in~ ({types}) "
+        f"resources | where type in~ ({listed}) "
         "| project id, name, type, location, kind, sku, identity, tags, properties, zones, "
         "subscriptionId, resourceGroup "
         "| order by id asc"
@@ -129,12 +189,34 @@ def _is_auth_failure(exc: Exception) -> bool:
 
 
 class Collector:
-    def __init__(self, factory: ClientFactory, progress: Progress, workers: int = 16, diagnostics: bool = True) -> None:
+    """Reads what ``needs`` asks for (by default `ALL_NEEDS`, what every built-in rule reads)."""
+
+    def __init__(
+        self,
+        factory: ClientFactory,
+        progress: Progress,
+        workers: int = 16,
+        needs: LiveNeeds | None = None,
+    ) -> None:
         self.factory = factory
         self.progress = progress
         self.workers = workers
-        self.diagnostics = diagnostics
+        self.needs = ALL_NEEDS if needs is None else needs
+        self.collected = collected_types(self.needs)
+        self.graph_types = graph_types(self.collected)
+        # The discovered types whose rows have children to list.
+        self.parents = frozenset(LISTED_UNDER[t] for t in self.collected if t in LISTED_UNDER) - set(LISTED_UNDER)
         self.coverage: list[CoverageGap] = []
+
+    def wants(self, read: LiveRead, body: dict[str, Any] | Resource) -> bool:
+        """Whether ``read`` is to be made for this resource (a row, a listed body or a Resource)."""
+        if isinstance(body, Resource):
+            return self.needs.wants(read, body.type, body.body.get("kind"))
+        return self.needs.wants(read, str(body.get("type", "")), body.get("kind"))
+
+    def has_details(self, row: dict[str, Any]) -> bool:
+        """Whether a discovered row has children to list or settings to read."""
+        return row["type"].lower() in self.parents or self.wants(LiveRead.DIAGNOSTIC_SETTINGS, row)
 
     def _guard(self, scope: str, action: Callable[[], Any], gaps: list[CoverageGap] | None = None) -> Any:
         """Run one call; an access or availability failure becomes a coverage gap."""
@@ -200,7 +282,11 @@ class Collector:
 
         Batches run one after another: Resource Graph's quota (about 15 queries per 5 seconds)
         bounds throughput, so parallel batches would only delay every batch's first page.
+        No query is sent when the rules read no type that Resource Graph holds.
         """
+        if not self.graph_types:
+            self.progress.update(scopes=len(subscriptions))
+            return
         for start in range(0, len(subscriptions), SUBSCRIPTIONS_PER_QUERY):
             yield from self._discover_batch(subscriptions[start : start + SUBSCRIPTIONS_PER_QUERY])
 
@@ -209,7 +295,7 @@ class Collector:
         gaps: list[CoverageGap] = []
         scope = f"/subscriptions/{batch[0]}" if len(batch) == 1 else f"{len(batch)} subscriptions"
         found = False
-        for page in self._graph_pages(_kql(), scope, subscriptions=batch, gaps=gaps):
+        for page in self._graph_pages(_kql(self.graph_types), scope, subscriptions=batch, gaps=gaps):
             found = True
             self.progress.update(resources=len(page))
             yield from page
@@ -222,39 +308,56 @@ class Collector:
         self.progress.update(scopes=len(batch))
 
     def details(self, parent: dict[str, Any]) -> list[dict[str, Any]]:
-        subscription = parent["subscriptionId"]
+        """A discovered row's children that the rules read, and the diagnostic settings of the
+        row and its children where a rule declared them."""
         found = self._children(parent)
-        if self.diagnostics and _logged(parent):
-            url = f"{parent['id']}/providers/Microsoft.Insights/diagnosticSettings"
-            found += self._list_raw(subscription, url, DIAGNOSTICS_API)
+        logged = [body for body in (parent, *found) if self.wants(LiveRead.DIAGNOSTIC_SETTINGS, body)]
+        for body in logged:
+            url = f"{body['id']}/providers/Microsoft.Insights/diagnosticSettings"
+            found += self._list_raw(parent["subscriptionId"], url, DIAGNOSTICS_API)
         return found
 
     def _children(self, parent: dict[str, Any]) -> list[dict[str, Any]]:
         kind = parent["type"].lower()
-        subscription, group, name = parent["subscriptionId"], parent["resourceGroup"], parent["name"]
-        if kind == T.MANAGED_CLUSTER.lower():
-            client = self.factory.containers(subscription)
-            pools = self._guard(
-                f"{parent['id']}/agentPools", lambda: [p.as_dict() for p in client.agent_pools.list(group, name)]
-            )
-            return [self._arm_body(p, f"{parent['id']}/agentPools") for p in pools or []]
+        subscription = parent["subscriptionId"]
+        if kind == T.MANAGED_CLUSTER.lower() and T.AGENT_POOL.lower() in self.collected:
+            return self._agent_pools(parent)
         if kind == T.WORKSPACE.lower():
-            out: list[dict[str, Any]] = []
-            for child in WORKSPACE_CHILDREN:
-                found = self._list_raw(subscription, f"{parent['id']}/{child}", ML_API)
-                out += found
-                if child == "onlineEndpoints":  # deployments made in Studio or the CLI are AI resources too
-                    for endpoint in found:
-                        out += self._list_raw(subscription, f"{endpoint['id']}/deployments", ML_API)
-            return out + self._environments(out)
-        if kind == T.CONTAINER_APP.lower():
+            return self._workspace_children(parent)
+        if kind == T.CONTAINER_APP.lower() and T.CONTAINER_APP_AUTH.lower() in self.collected:
             return self._list_raw(subscription, f"{parent['id']}/authConfigs", APPS_API)
         return []
+
+    def _agent_pools(self, cluster: dict[str, Any]) -> list[dict[str, Any]]:
+        client = self.factory.containers(cluster["subscriptionId"])
+        group, name = cluster["resourceGroup"], cluster["name"]
+        pools = self._guard(
+            f"{cluster['id']}/agentPools", lambda: [p.as_dict() for p in client.agent_pools.list(group, name)]
+        )
+        return [self._arm_body(p, f"{cluster['id']}/agentPools") for p in pools or []]
+
+    def _workspace_children(self, workspace: dict[str, Any]) -> list[dict[str, Any]]:
+        subscription = workspace["subscriptionId"]
+        deployments = T.ONLINE_DEPLOYMENT.lower() in self.collected
+        out: list[dict[str, Any]] = []
+        for child, child_type in WORKSPACE_CHILDREN:
+            if child_type.lower() not in self.collected:
+                continue
+            found = self._list_raw(subscription, f"{workspace['id']}/{child}", ML_API)
+            out += found
+            if child == "onlineEndpoints" and deployments:  # deployments made in Studio or the CLI are AI resources too
+                for endpoint in found:
+                    out += self._list_raw(subscription, f"{endpoint['id']}/deployments", ML_API)
+        return out + self._environments(out)
 
     def _environments(self, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The environment versions the online deployments run, read by id, once each: Resource
         Graph does not hold them, and their image decides whether what serves is pinned."""
-        wanted = {ref.lower(): ref for body in bodies if (ref := environment_reference(body))}
+        wanted = {
+            ref.lower(): ref
+            for body in bodies
+            if self.wants(LiveRead.ENVIRONMENT_VERSIONS, body) and (ref := environment_reference(body))
+        }
         found = (self.get_json(wanted[key], {"api-version": ML_API}) for key in sorted(wanted))
         return [body for body in found if body is not None]
 
@@ -285,11 +388,7 @@ class Collector:
 
     def gpu_sizes(self, subscription: str, resources: list[Resource]) -> SizeCatalog:
         """Confirm GPU capability, through the resource SKUs API, of sizes the bundled table lacks."""
-        unlisted: dict[str, set[str]] = defaultdict(set)
-        for resource in resources:
-            size = _billing_size(resource)
-            if isinstance(size, str) and vmsizes.lookup(size) is None and isinstance(resource.location, str):
-                unlisted[resource.location].add(size.lower())
+        unlisted = _unlisted_sizes(resources)
         if not unlisted:
             return SizeCatalog()
         client = self.factory.compute(subscription)
@@ -303,10 +402,7 @@ class Collector:
                 f"/subscriptions/{subscription}/providers/Microsoft.Compute/skus?location={region}",
                 functools.partial(region_skus, region),
             )
-            for sku in skus or []:
-                gpus = next((c.value for c in sku.capabilities or [] if c.name == "GPUs"), "0")
-                if sku.resource_type == "virtualMachines" and sku.name.lower() in wanted and float(gpus or 0) > 0:
-                    confirmed.add(sku.name.lower())
+            confirmed.update(sku.name.lower() for sku in skus or [] if _is_gpu_sku(sku, wanted))
         return SizeCatalog(frozenset(confirmed))
 
     def _list_raw(self, subscription: str, url: str, api_version: str) -> list[dict[str, Any]]:
@@ -331,18 +427,21 @@ class Collector:
 
 
 def collect_live(
-    scope: LiveScope, factory: ClientFactory, progress: Progress, diagnostics: bool = True
+    scope: LiveScope,
+    factory: ClientFactory,
+    progress: Progress,
+    needs: LiveNeeds | None = None,
 ) -> LiveInventory:
-    collector = Collector(factory, progress, diagnostics=diagnostics)
+    """Collect what ``needs`` asks for (None: what every built-in rule reads, `ALL_NEEDS`)."""
+    collector = Collector(factory, progress, needs=needs)
     subscriptions = collector.subscriptions(scope)
     progress.update(scopes_total=len(subscriptions))
     bodies: list[dict[str, Any]] = []
-    parents = (T.MANAGED_CLUSTER.lower(), T.WORKSPACE.lower(), T.CONTAINER_APP.lower())
     with ThreadPoolExecutor(max_workers=collector.workers) as pool:
         pending = []
         for row in collector.discover(subscriptions):
             bodies.append(row)
-            if row["type"].lower() in parents or (diagnostics and _logged(row)):
+            if collector.has_details(row):
                 pending.append(pool.submit(collector.details, row))
         for future in pending:
             children = future.result()
@@ -351,19 +450,11 @@ def collect_live(
     resources = [_resource(body) for body in bodies]
     resources.sort(key=lambda r: r.id.lower())
     sizes = collector.gpu_sizes(subscriptions[0], resources) if subscriptions else SizeCatalog()
-    utilization = collect_utilization(resources, sizes, collector.get_json, collector.workers)
+    metered = [r for r in resources if collector.wants(LiveRead.METRICS, r)]
+    utilization = collect_utilization(metered, sizes, collector.get_json, collector.workers)
     progress.done()
     coverage = sorted(collector.coverage, key=lambda g: g.scope.lower())
     return LiveInventory(resources, subscriptions, coverage, factory.requests[0], sizes, utilization)
-
-
-def _logged(row: dict[str, Any]) -> bool:
-    """A workspace, or an account serving OpenAI models: the resources whose diagnostic settings
-    AZAI-501 reads (other Cognitive Services kinds are not, so they cost no request)."""
-    kind = row["type"].lower()
-    if kind == T.COGNITIVE_ACCOUNT.lower():
-        return str(row.get("kind") or "").lower() in {k.lower() for k in T.OPENAI_KINDS}
-    return bool(kind == T.WORKSPACE.lower())
 
 
 def environment_reference(body: dict[str, Any]) -> str | None:
@@ -376,6 +467,22 @@ def environment_reference(body: dict[str, Any]) -> str | None:
         return None
     kind = (parse_resource_id(reference).resource_type or "").lower()
     return reference if kind in ENVIRONMENT_TYPES else None
+
+
+def _unlisted_sizes(resources: list[Resource]) -> dict[str, set[str]]:
+    """The billing sizes, lower-case by region, that the bundled size table does not list."""
+    unlisted: dict[str, set[str]] = defaultdict(set)
+    for resource in resources:
+        size = _billing_size(resource)
+        if isinstance(size, str) and vmsizes.lookup(size) is None and isinstance(resource.location, str):
+            unlisted[resource.location].add(size.lower())
+    return unlisted
+
+
+def _is_gpu_sku(sku: Any, wanted: set[str]) -> bool:
+    """A resource SKU entry for one of the wanted VM sizes that has GPUs."""
+    gpus = next((c.value for c in sku.capabilities or [] if c.name == "GPUs"), "0")
+    return bool(sku.resource_type == "virtualMachines" and sku.name.lower() in wanted and float(gpus or 0) > 0)
 
 
 def _billing_size(resource: Resource) -> Any:
