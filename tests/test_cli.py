@@ -89,7 +89,6 @@ def test_output_is_deterministic() -> None:
 def test_rules_lists_every_rule_and_prints_one() -> None:
     listing = run_cli("rules").stdout.splitlines()
     assert [line.split()[0] for line in listing] == [c.id for c in load_checks()]
-    assert len(listing) == 31
     one = run_cli("rules", "AZAI-101")
     assert one.returncode == 0 and one.stdout.startswith("# AZAI-101 anonymous-endpoint")
     assert run_cli("rules", "shared-gpu-pool").stdout.startswith("# AZAI-102 shared-gpu-pool")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from reports.json_report import SCHEMA_VERSION
 from scanner.engine.registry import load_checks
-from scanner.engine.ruledocs import generate
+from scanner.engine.ruledocs import README_END, README_START, generate, readme_with_rules
 from tests.conftest import FIXTURES, ROOT, cli_json, run_cli
 
 
@@ -17,6 +17,30 @@ def test_rule_docs_are_up_to_date() -> None:
     expected = generate(load_checks())
     actual = {p.name: p.read_text(encoding="utf-8") for p in [*target.glob("*.md"), *target.glob("*.json")]}
     assert actual == expected, "docs/rules is stale: run python -m scanner.dev docs"
+
+
+def test_readme_rule_table_is_up_to_date() -> None:
+    """README.md's rule count and table, between its rules:start and rules:end markers, are
+    generated. Regenerate with: python -m scanner.dev docs"""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    checks = load_checks()
+    assert readme.count(README_START) == readme.count(README_END) == 1
+    assert readme_with_rules(readme, checks) == readme, (
+        "README.md's rule table is stale: run python -m scanner.dev docs"
+    )
+    block = readme.split(README_START, 1)[1].split(README_END, 1)[0]
+    assert block.lstrip().startswith(f"{len(checks)} rules,")
+    for check in checks:
+        assert f"(docs/rules/{check.id}.md) {check.slug}" in block, check.id
+
+
+def test_a_stale_readme_rule_table_is_caught() -> None:
+    """The check can fail: a rule renamed by hand in the table, or a rule the table lacks."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    checks = load_checks()
+    stale = readme.replace(") anonymous-endpoint ·", ") anonymous-endpoints ·")
+    assert stale != readme and readme_with_rules(stale, checks) == readme
+    assert readme_with_rules(readme, checks[1:]) != readme
 
 
 def test_json_output_doc_names_every_field_the_report_emits(tmp_path: Path) -> None:

@@ -4,50 +4,62 @@ from __future__ import annotations
 
 import re
 from importlib.metadata import EntryPoint
+from pathlib import Path
 
 import pytest
 
 from scanner.engine.checkapi import Check, Pillar, Severity
 from scanner.engine.registry import PluginError, load_checks
+from scanner.engine.ruledocs import is_drift_rule, is_live_only
+from tests.conftest import FIXTURES, ROOT
 
 REQUIRED_SECTIONS = ("## What fails", "## What passes", "## Undetermined when", "## Why")
+RULE_FILE = re.compile(r"azai(\d{3})_([a-z0-9_]+)\.py")
+
+
+def _rule_files() -> dict[str, Path]:
+    """Rule id -> file, from the names of the files in checks/ (helpers start with ``_``)."""
+    files: dict[str, Path] = {}
+    for path in sorted((ROOT / "checks").glob("*.py")):
+        if path.name.startswith("_"):
+            continue
+        match = RULE_FILE.fullmatch(path.name)
+        assert match, f"checks/{path.name}: a rule's file is named azaiNNN_<slug>.py"
+        rule_id = f"AZAI-{match.group(1)}"
+        assert rule_id not in files, f"{files[rule_id].name} and {path.name} both claim {rule_id}"
+        files[rule_id] = path
+    return files
 
 
 def test_builtin_pack_is_discovered_through_the_entry_point_group() -> None:
+    """The registry holds exactly one rule per file in checks/, in id order, and nothing else."""
     ids = [c.id for c in load_checks()]
-    assert ids == [
-        "AZAI-101",
-        "AZAI-102",
-        "AZAI-103",
-        "AZAI-104",
-        "AZAI-105",
-        "AZAI-106",
-        "AZAI-107",
-        "AZAI-108",
-        "AZAI-109",
-        "AZAI-110",
-        "AZAI-111",
-        "AZAI-112",
-        "AZAI-113",
-        "AZAI-201",
-        "AZAI-202",
-        "AZAI-203",
-        "AZAI-204",
-        "AZAI-205",
-        "AZAI-301",
-        "AZAI-302",
-        "AZAI-303",
-        "AZAI-304",
-        "AZAI-401",
-        "AZAI-402",
-        "AZAI-403",
-        "AZAI-501",
-        "AZAI-502",
-        "AZAI-503",
-        "AZAI-901",
-        "AZAI-902",
-        "AZAI-903",
-    ]
+    assert ids == sorted(_rule_files())
+    assert len(set(ids)) == len(ids)
+
+
+@pytest.mark.parametrize("check", load_checks(), ids=lambda c: c.id)
+def test_each_rule_file_registers_its_own_id_and_slug(check: Check) -> None:
+    """checks/azaiNNN_<slug>.py defines rule AZAI-NNN with that slug, so a reader finds the file
+    for any rule from its id or slug alone."""
+    assert check.module == f"checks.azai{check.id[-3:]}_{check.slug.replace('-', '_')}"
+
+
+def test_slugs_are_unique() -> None:
+    slugs = [c.slug for c in load_checks()]
+    assert len(set(slugs)) == len(slugs)
+
+
+@pytest.mark.parametrize("check", load_checks(), ids=lambda c: c.id)
+def test_every_rule_has_a_fixture_estate_or_runs_only_live_or_in_drift(check: Check) -> None:
+    """A rule that reads IaC is tested on its fixtures in every form (tests/test_rules.py). One
+    without them declares sources that keep it off IaC, which its page and the README's rule
+    table show (live-only, or the drift row); tests/test_live.py and tests/test_drift.py test it."""
+    rule_dir = FIXTURES / "rules" / check.id
+    if is_live_only(check) or is_drift_rule(check):
+        assert not rule_dir.exists(), f"{check.id} has fixtures but declares sources {sorted(check.sources)}"
+    else:
+        assert (rule_dir / "expected.json").is_file(), f"{check.id} has no fixtures/rules/{check.id}/"
 
 
 def test_rule_ids_sit_in_their_pillars_range() -> None:

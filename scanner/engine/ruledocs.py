@@ -1,18 +1,24 @@
 """Rule documentation made from the rules themselves: each rule's page (also SARIF's rule help),
-the catalog table, the peer rules covered and the compliance mapping.
+the catalog table, the peer rules covered, the compliance mapping and the README's rule table.
 
-``docs/rules/`` is written from these by ``python -m scanner.dev docs``; a test regenerates it
-and fails when the committed files differ, so the docs cannot drift from the code.
+``docs/rules/`` and the block of README.md between `README_START` and `README_END` are written
+from these by ``python -m scanner.dev docs``; tests regenerate both and fail when the committed
+files differ, so the docs cannot drift from the code.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Iterable
 
 from scanner.engine.checkapi import Check, PeerRule, Pillar
 
 COMPLIANCE_VERSION = 2
+README_START = "<!-- rules:start -->"
+README_END = "<!-- rules:end -->"
+IAC_SOURCES = frozenset({"terraform", "arm", "whatif"})
+_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 
 
 def _peer_ids(check: Check) -> str:
@@ -33,6 +39,15 @@ def _peer_section(peers: tuple[PeerRule, ...]) -> list[str]:
     return [*lines, ""]
 
 
+def _reads_row(check: Check) -> list[str]:
+    """What a live rule reads beyond its own types, so that a user can see what a live scan
+    limited to it (``--select``) requests, and which read permissions it needs."""
+    if "live" not in check.sources:
+        return []
+    reads = ", ".join(f"`{item}`" for item in check.reads) or "nothing else"
+    return [f"| Live scan also reads | {reads if check.reads_declared else 'any type (not declared)'} |"]
+
+
 def rule_markdown(check: Check) -> str:
     """One rule's page: metadata table, then its docstring, the peer rules it covers, remediation."""
     sources = ", ".join(sorted(check.sources))
@@ -47,6 +62,7 @@ def rule_markdown(check: Check) -> str:
         f"| Default severity | {check.severity.label} |",
         f"| Resource types | {', '.join(f'`{t}`' for t in check.resource_types)} |",
         f"| Sources | {sources} |",
+        *_reads_row(check),
         f"| Principle | {check.principle.text} ([source]({check.principle.source})) |",
         f"| Peer rules covered | {_peer_ids(check) or 'none: no peer checks this'} |",
         "",
@@ -129,3 +145,65 @@ def generate(checks: list[Check]) -> dict[str, str]:
     files["compliance.json"] = compliance_json(checks)
     files["peers.md"] = peers_markdown(checks)
     return files
+
+
+def is_drift_rule(check: Check) -> bool:
+    """A rule that runs only in ``azai drift``."""
+    return check.sources == frozenset({"drift"})
+
+
+def is_live_only(check: Check) -> bool:
+    """A rule that needs data only a live scan has (metrics, image versions): no IaC fixtures."""
+    return not is_drift_rule(check) and not check.sources & IAC_SOURCES
+
+
+def _number(n: int) -> str:
+    return _WORDS[n] if n < len(_WORDS) else str(n)
+
+
+def _pillar_rows(checks: Iterable[Check]) -> list[tuple[str, list[Check]]]:
+    """(row label, rules) in id order: one row per pillar, ordered by its first rule, then drift."""
+    rows: dict[str, list[Check]] = {}
+    drift = []
+    for check in sorted(checks, key=lambda c: c.id):
+        if is_drift_rule(check):
+            drift.append(check)
+        else:
+            rows.setdefault(str(check.pillar), []).append(check)
+    ordered = list(rows.items())
+    if drift:
+        ordered.append(("Drift (`azai drift`)", drift))
+    return ordered
+
+
+def _row_cell(checks: list[Check], prefix: str) -> str:
+    """``[AZAI-101](…) anonymous-endpoint · [102](…) shared-gpu-pool (live) · …``: the first id
+    in full, the rest by number within their pack, live-only rules marked."""
+    cells = []
+    for i, check in enumerate(checks):
+        shown = check.id if i == 0 or check.id.split("-")[0] != checks[i - 1].id.split("-")[0] else check.id[-3:]
+        live = " (live)" if is_live_only(check) else ""
+        cells.append(f"[{shown}]({prefix}{check.id}.md) {check.slug}{live}")
+    return " · ".join(cells)
+
+
+def readme_rules_markdown(checks: list[Check], prefix: str = "docs/rules/") -> str:
+    """The README's summary of the rules: how many, and one row of links per pillar."""
+    special = [c for c in checks if is_drift_rule(c) or is_live_only(c)]
+    count = f"{len(checks)} rules, each written once and run on plans, templates, what-if results and live estates"
+    if special:
+        need = "needs" if len(special) == 1 else "need"
+        count += f"\n(the {_number(len(special))} listed as live-only or drift {need} data"
+        count += " only a live scan or `azai drift` has)"
+    lines = [count + ".", "", "| pillar | rules |", "|---|---|"]
+    lines += [f"| {label} | {_row_cell(row, prefix)} |" for label, row in _pillar_rows(checks)]
+    return "\n".join(lines) + "\n"
+
+
+def readme_with_rules(readme: str, checks: list[Check]) -> str:
+    """README.md with the block between `README_START` and `README_END` regenerated."""
+    start, end = readme.find(README_START), readme.find(README_END)
+    if start < 0 or end < start:
+        raise ValueError(f"README.md lacks the {README_START} ... {README_END} markers around its rule table")
+    head = readme[: start + len(README_START)]
+    return f"{head}\n{readme_rules_markdown(checks)}\n{readme[end:]}"
