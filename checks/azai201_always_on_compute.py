@@ -41,6 +41,7 @@ SCHEDULE_NOTE = (
     severity=Severity.MEDIUM,
     resource_types=(T.COMPUTE, T.AGENT_POOL),
     reads=(LiveRead.METRICS,),
+    recurring_cost=True,  # always-on nodes cost each month they exist
     principle=Principle(
         "Prefer platforms that can be stopped when not in use, and let training and exploratory "
         "compute scale to zero; do not run always-on compute for work that is not full-time.",

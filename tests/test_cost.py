@@ -64,6 +64,29 @@ def test_totals_group_by_rule_group_and_inherited_owner_and_count_plans() -> Non
     assert [f.resource.name for f in summary.top] == ["aks-demo/gpu", "ws-demo/train", "ws-demo/notebook"]
 
 
+def test_what_plans_add_is_the_recurring_cost_of_what_they_create_counted_once(tmp_path: Path) -> None:
+    """A Terraform plan and a what-if both say what a deploy creates; the same deployment in both
+    forms is counted once; a template says nothing of it; what a plan only updates adds nothing."""
+    demo = FIXTURES / "demo"
+    added = {
+        name: summarize(scan(*(demo / p for p in paths))).added_by_plans_usd
+        for name, paths in {
+            "plan": ["plan.json"],
+            "whatif": ["whatif.json"],
+            "both": ["plan.json", "whatif.json"],
+            "template": ["template.json"],
+        }.items()
+    }
+    assert added == {"plan": 5655.25, "whatif": 5655.25, "both": 5655.25, "template": None}
+    plan = json.loads((demo / "plan.json").read_text())
+    for change in plan["resource_changes"]:
+        change["change"]["actions"] = ["update"]
+    updated = tmp_path / "updated.json"
+    updated.write_text(json.dumps(plan))
+    summary = summarize(scan(updated))
+    assert summary.total_monthly_usd == 5655.25 and summary.added_by_plans_usd == 0.0
+
+
 def test_unknown_costs_are_reported_apart_never_as_zero(tmp_path: Path) -> None:
     template = json.loads((FIXTURES / "demo" / "template.json").read_text())
     template["parameters"]["location"]["defaultValue"] = "westeurope"  # no bundled price there

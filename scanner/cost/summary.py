@@ -1,8 +1,9 @@
 """The cost view of a scan: waste totals by rule, subscription, resource group and owner.
 
 Only unsuppressed findings count. A finding whose cost is unknown (no price for its size or
-region) is counted apart, never as $0. For Terraform plans, the always-on cost of compute the
-plan creates is stated on its own: what merging the plan would add each month.
+region) is counted apart, never as $0. For plans (Terraform plans and what-if results), the
+recurring cost of what the plan creates is stated on its own: what merging the plan would add
+each month. Which costs recur is the rules' to say (``recurring_cost``), not this module's.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 from scanner.engine.results import Finding, ScanResult
 from scanner.model.pricing import Cost
-from scanner.model.resources import parse_resource_id
+from scanner.model.resources import is_placeholder, parse_resource_id
 
 NOT_KNOWN = "(set at deploy)"
 UNTAGGED = "(untagged)"
@@ -36,14 +37,14 @@ class CostSummary:
 
 
 def _scope(finding: Finding) -> tuple[str, str]:
+    """The finding's subscription and resource group, or NOT_KNOWN where the input leaves them
+    to deploy time."""
     parsed = parse_resource_id(finding.resource.id)
-    subscription = parsed.subscription or NOT_KNOWN
-    group = parsed.resource_group or NOT_KNOWN
-    placeholder = ("{", "(unresolved")
-    return (
-        NOT_KNOWN if subscription.startswith(placeholder) else subscription,
-        NOT_KNOWN if group.startswith(placeholder) else group,
-    )
+    return _known(parsed.subscription), _known(parsed.resource_group)
+
+
+def _known(segment: str | None) -> str:
+    return segment if segment and not is_placeholder(segment) else NOT_KNOWN
 
 
 def owner_of(finding: Finding, owner_tag: str) -> str:
@@ -89,15 +90,12 @@ def _total_by(findings: Iterable[Finding], key: Callable[[Finding], str]) -> dic
 
 
 def _added_by_plans(result: ScanResult, priced: list[Finding]) -> float | None:
-    """The always-on compute (AZAI-201) that the plans create; None when no plan was scanned."""
-    if not any(i["kind"] == "terraform" for i in result.inputs):
+    """The recurring cost of what the plans create, each resource once at its largest estimate
+    (a plan and a what-if of one deployment create the same resources); None without a plan."""
+    if not result.plans_scanned:
         return None
-    added = 0.0
-    for finding in priced:
-        action = finding.resource.origin.action or ""
-        if finding.check.id == "AZAI-201" and ("create" in action or action == "replace"):
-            added += _monthly(finding)
-    return round(added, 2)
+    created = [f for f in priced if f.check.recurring_cost and f.resource.origin.creates]
+    return round(sum(_monthly(f) for f in _largest_per_resource(created)), 2)
 
 
 def summarize(result: ScanResult) -> CostSummary:

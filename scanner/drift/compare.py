@@ -19,7 +19,14 @@ from scanner.engine.checkapi import Check, CheckContext, DriftPair
 from scanner.engine.evaluate import inherited_tags
 from scanner.engine.results import Finding, fingerprint
 from scanner.model import azure_types as T
-from scanner.model.resources import Inventory, Resource, get_path, normalize_location, parse_resource_id
+from scanner.model.resources import (
+    Inventory,
+    Resource,
+    get_path,
+    is_placeholder,
+    normalize_location,
+    parse_resource_id,
+)
 from scanner.model.unknown import Unknown, UnknownValueError
 
 WATCH: dict[str, tuple[str, ...]] = {
@@ -153,7 +160,7 @@ def same_value(old: Any, new: Any) -> bool:
     ):
         a, b = parse_resource_id(old), parse_resource_id(new)
         if a.resource_type and b.resource_type:
-            groups_known = not str(a.resource_group).startswith("{") and not str(b.resource_group).startswith("{")
+            groups_known = not any(is_placeholder(g) for g in (a.resource_group, b.resource_group) if g)
             same_group = not groups_known or str(a.resource_group).lower() == str(b.resource_group).lower()
             return (
                 same_group
@@ -241,7 +248,7 @@ def covered_groups(declared: Iterable[Resource], pairs: Iterable[tuple[Resource,
     groups = set()
     for resource in declared:
         group = parse_resource_id(resource.id).resource_group
-        if group and not group.startswith("{"):
+        if group and not is_placeholder(group):
             groups.add(group.lower())
     for _, live in pairs:
         group = parse_resource_id(live.id).resource_group

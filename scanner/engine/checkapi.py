@@ -182,6 +182,9 @@ class Check:
     kinds: Mapping[str, frozenset[str]] = field(default_factory=dict)
     # Rules of other tools this rule covers (Checkov, PSRule, Azure Policy, APRL, ...).
     peers: tuple[PeerRule, ...] = ()
+    # True when a finding's cost is what the resource costs each month for as long as it stays
+    # as declared (always-on nodes): a plan that creates the resource adds that much a month.
+    recurring_cost: bool = False
 
     @property
     def summary(self) -> str:
@@ -205,13 +208,16 @@ def rule(
     peers: Iterable[PeerRule] = (),
     reads: Iterable[str] | None = None,
     kinds: Mapping[str, Iterable[str]] | None = None,
+    recurring_cost: bool = False,
 ) -> Callable[[CheckFunction], Check]:
     """Declare a rule. The decorated function's docstring is the rule's documentation.
 
     ``reads`` names what the rule reads besides its resource types: ARM types it looks up
     (``T.PRIVATE_ENDPOINT``) and `LiveRead`s; ``reads=()`` says it reads nothing else. Omitted,
     the rule is taken to look up any type. ``kinds`` narrows the rule's `LiveRead`s to some kinds
-    of a type (``{T.COGNITIVE_ACCOUNT: T.OPENAI_KINDS}``).
+    of a type (``{T.COGNITIVE_ACCOUNT: T.OPENAI_KINDS}``). ``recurring_cost`` says that a finding's
+    cost recurs each month the resource exists as declared, so the cost summary counts it as
+    what a plan creating the resource adds.
     """
     if not _ID.match(id):
         raise ValueError(f"rule id {id!r} is not of the form PREFIX-NNN")
@@ -241,6 +247,7 @@ def rule(
             reads=_reads(reads or ()),
             reads_declared=reads is not None,
             kinds={t.lower(): frozenset(k.lower() for k in values) for t, values in (kinds or {}).items()},
+            recurring_cost=recurring_cost,
         )
 
     return wrap

@@ -83,6 +83,7 @@ class ScanResult:
     baseline_used: bool = False
     coverage: list[CoverageGap] = field(default_factory=list)  # what the scan could not read
     live_requests: int = 0
+    plans_scanned: bool = False  # an input said what a deploy would change (plan, what-if)
     owner_tag: str = "owner"
     drift: Any = None  # a DriftReport for azai drift
 

@@ -67,6 +67,12 @@ def parse_resource_id(resource_id: str) -> ParsedId:
     return ParsedId(subscription, group, "/".join([namespace, *types]), "/".join(names))
 
 
+def is_placeholder(segment: str) -> bool:
+    """Whether an id segment stands for what the input does not know: sources write an unknown
+    subscription, group or name as ``{subscriptionId}``, ``{resourceGroupName}`` and the like."""
+    return segment.startswith("{")
+
+
 def build_resource_id(subscription: str, resource_group: str, resource_type: str, name_chain: str) -> str:
     """The ARM id of a resource group-scoped resource (child types interleave their names)."""
     namespace, *types = resource_type.split("/")
@@ -112,7 +118,9 @@ class Origin:
     property_map: Mapping[str, tuple[str, ...]] | None = field(default=None, repr=False, compare=False)
     path_rewrite: tuple[str, str] | None = None
     reference_only: bool = False
-    action: str | None = None  # Terraform plan action: create, update, no-op, replace
+    # What a plan does to the resource, in Terraform's words (create, update, no-op, replace);
+    # None where the input is not a plan. A what-if's changeType is mapped to the same words.
+    action: str | None = None
     # A template resource deployed only if a condition nobody knows before deploy holds (its
     # own, an enclosing module's, or a copy count): its findings are undetermined.
     condition: str | None = None
@@ -122,6 +130,11 @@ class Origin:
     # What the source form says about ARM properties it cannot set, by lower-cased ARM path
     # (azurerm has no idle shutdown for compute instances): advice for a finding on that property.
     notes: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def creates(self) -> bool:
+        """Whether the plan that declares the resource creates it (a replacement included)."""
+        return self.action in ("create", "replace")
 
     def note(self, arm_path: str) -> str | None:
         """How to set an ARM property this source form cannot express, if it cannot."""

@@ -45,6 +45,7 @@ def run_scan(request: ScanRequest) -> ScanResult:
         scanned = sum(1 for r in item.inventory.resources if not r.origin.reference_only)
         result.resources_scanned += scanned
         result.inputs.append({"path": item.path, "kind": item.kind, "resources": scanned})
+        result.plans_scanned = result.plans_scanned or item.plan
     return conclude(result, result.findings, policy, request)
 
 

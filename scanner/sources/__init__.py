@@ -43,6 +43,11 @@ class LoadedInput:
     utilization: UtilizationSource | None = None  # live scans: measured utilization
     sizes: SizeCatalog | None = None  # live scans: the size table plus SKU-confirmed GPU sizes
 
+    @property
+    def plan(self) -> bool:
+        """Whether the input says what a deploy would change (a Terraform plan or a what-if)."""
+        return self.kind in (TERRAFORM, WHATIF)
+
 
 def detect(doc: Document) -> str:
     """Which format a parsed JSON document is, or a one-line error saying it is none."""

@@ -15,6 +15,9 @@ from scanner.model.jsondoc import Document, pointer_join
 from scanner.model.resources import Origin, Resource, parse_resource_id
 
 SCANNED_CHANGES = frozenset({"create", "modify", "nochange", "deploy"})
+# A what-if change type in a Terraform plan's words (`Origin.action`); Deploy says nothing of
+# whether the resource exists, so it has no action.
+ACTIONS = {"create": "create", "modify": "update", "nochange": "no-op"}
 
 
 def whatif_changes(data: dict[str, Any]) -> tuple[list[Any], str] | None:
@@ -35,7 +38,8 @@ def read_whatif(doc: Document) -> tuple[list[Resource], list[str]]:
 
 def _resources(doc: Document, changes: list[Any], base: str) -> Iterator[Resource]:
     for i, change in enumerate(changes):
-        if not isinstance(change, dict) or str(change.get("changeType", "")).lower() not in SCANNED_CHANGES:
+        change_type = str(change.get("changeType", "")).lower() if isinstance(change, dict) else ""
+        if change_type not in SCANNED_CHANGES:
             continue
         after = change.get("after")
         if not isinstance(after, dict):
@@ -57,5 +61,6 @@ def _resources(doc: Document, changes: list[Any], base: str) -> Iterator[Resourc
                 pointer=pointer_join(base, i, "after"),
                 document=doc,
                 symbolic_name=change.get("symbolicName") if isinstance(change.get("symbolicName"), str) else None,
+                action=ACTIONS.get(change_type),
             ),
         )
