@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import APRL, AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, is_public, same_text
+from checks._common import APRL, AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, same_text
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.engine.setting_checks import require
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
 from scanner.model.unknown import known
@@ -84,10 +85,11 @@ def workspace_public_access(resource: Resource, ctx: CheckContext) -> Iterator[V
             "false",
         )
         return
-    if known(is_public(resource)):
-        yield Violation(
-            f"Workspace '{resource.name}' accepts traffic from public networks (publicNetworkAccess is not Disabled)",
-            "properties.publicNetworkAccess",
-            resource.get("properties.publicNetworkAccess"),
-            "Disabled",
-        )
+    yield from require(
+        resource,
+        "properties.publicNetworkAccess",
+        "Disabled",
+        message=(
+            f"Workspace '{resource.name}' accepts traffic from public networks (publicNetworkAccess is not Disabled)"
+        ),
+    )

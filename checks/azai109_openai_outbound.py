@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from checks._common import CHECKOV, WAF_AI, same_text
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.engine.setting_checks import require
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
 from scanner.model.unknown import known
@@ -65,10 +66,10 @@ def openai_outbound(resource: Resource, ctx: CheckContext) -> Iterator[Violation
     """
     if not same_text(known(resource.body.get("kind", "")), *T.OPENAI_KINDS):
         return
-    if known(resource.get("properties.restrictOutboundNetworkAccess")) is not True:
-        yield Violation(
-            f"Account '{resource.name}' does not restrict outbound network access",
-            "properties.restrictOutboundNetworkAccess",
-            resource.get("properties.restrictOutboundNetworkAccess"),
-            "true, with allowedFqdnList",
-        )
+    yield from require(
+        resource,
+        "properties.restrictOutboundNetworkAccess",
+        True,
+        message=f"Account '{resource.name}' does not restrict outbound network access",
+        expected="true, with allowedFqdnList",
+    )

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, is_public
+from checks._common import WAF_AI
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.engine.setting_checks import require
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
-from scanner.model.unknown import known
 
 
 @rule(
@@ -54,10 +54,9 @@ def endpoint_public_access(resource: Resource, ctx: CheckContext) -> Iterator[Vi
     peer checks endpoint network access: azurerm has no endpoint resource, and Checkov and
     Trivy do not read azapi.
     """
-    if known(is_public(resource)):
-        yield Violation(
-            f"Online endpoint '{resource.name}' accepts traffic from public networks",
-            "properties.publicNetworkAccess",
-            resource.get("properties.publicNetworkAccess"),
-            "Disabled",
-        )
+    yield from require(
+        resource,
+        "properties.publicNetworkAccess",
+        "Disabled",
+        message=f"Online endpoint '{resource.name}' accepts traffic from public networks",
+    )

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, every_gap, is_public, workspace_users
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.engine.setting_checks import forbid, require
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
 from scanner.model.unknown import known
@@ -108,24 +109,23 @@ def workspace_storage_access(resource: Resource, ctx: CheckContext) -> Iterator[
 
 
 def _anonymous_blobs(storage: Resource, names: str) -> Iterator[Violation]:
-    if known(storage.get("properties.allowBlobPublicAccess")) is True:
-        yield Violation(
-            f"Storage account '{storage.name}' of workspace {names} allows anonymous blob access",
-            "properties.allowBlobPublicAccess",
-            True,
-            "false",
-        )
+    return forbid(
+        storage,
+        "properties.allowBlobPublicAccess",
+        True,
+        message=f"Storage account '{storage.name}' of workspace {names} allows anonymous blob access",
+        expected="false",
+    )
 
 
 def _shared_keys(storage: Resource, names: str) -> Iterator[Violation]:
-    if known(storage.get("properties.allowSharedKeyAccess")) is not False:
-        yield Violation(
-            f"Storage account '{storage.name}' of workspace {names} accepts shared-key access",
-            "properties.allowSharedKeyAccess",
-            storage.get("properties.allowSharedKeyAccess"),
-            "false",
-            Severity.MEDIUM,
-        )
+    return require(
+        storage,
+        "properties.allowSharedKeyAccess",
+        False,
+        message=f"Storage account '{storage.name}' of workspace {names} accepts shared-key access",
+        severity=Severity.MEDIUM,
+    )
 
 
 def _public_hbi_storage(storage: Resource, workspaces: list[Resource], names: str) -> Iterator[Violation]:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, every_gap, pool_is_gpu, same_text
+from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, every_gap, pool_is_gpu
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.engine.setting_checks import forbid, require
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
 from scanner.model.unknown import known
@@ -93,9 +94,26 @@ def ai_cluster_hardening(resource: Resource, ctx: CheckContext) -> Iterator[Viol
         return
     name = f"AKS cluster '{resource.name}'"
     yield from every_gap(
-        _no_entra_rbac(resource, name),
-        _local_accounts(resource, name),
-        _no_network_policy(resource, name),
+        forbid(
+            resource,
+            "properties.aadProfile",
+            None,
+            message=f"{name} has no Microsoft Entra integration",
+            expected="aadProfile set",
+        ),
+        forbid(
+            resource, "properties.enableRBAC", False, message=f"{name} has Kubernetes RBAC disabled", expected="true"
+        ),
+        require(resource, "properties.disableLocalAccounts", True, message=f"{name} allows local accounts"),
+        forbid(
+            resource,
+            "properties.networkProfile.networkPolicy",
+            None,
+            "none",
+            message=f"{name} has no network policy",
+            expected="azure, calico or cilium",
+            severity=Severity.MEDIUM,
+        ),
         _public_nodes(resource, ctx, name),
     )
 
@@ -104,35 +122,6 @@ def _hosts_ai(cluster: Resource, ctx: CheckContext) -> bool:
     if any(pool_is_gpu(p, ctx) for p in ctx.inventory.cluster_pools(cluster)):
         return True
     return bool(ctx.inventory.referrers(cluster, T.COMPUTE, "properties.resourceId"))
-
-
-def _no_entra_rbac(cluster: Resource, name: str) -> Iterator[Violation]:
-    if known(cluster.get("properties.aadProfile")) is None:
-        yield Violation(f"{name} has no Microsoft Entra integration", "properties.aadProfile", None, "aadProfile set")
-    if known(cluster.get("properties.enableRBAC")) is False:
-        yield Violation(f"{name} has Kubernetes RBAC disabled", "properties.enableRBAC", False, "true")
-
-
-def _local_accounts(cluster: Resource, name: str) -> Iterator[Violation]:
-    if known(cluster.get("properties.disableLocalAccounts")) is not True:
-        yield Violation(
-            f"{name} allows local accounts",
-            "properties.disableLocalAccounts",
-            cluster.get("properties.disableLocalAccounts"),
-            "true",
-        )
-
-
-def _no_network_policy(cluster: Resource, name: str) -> Iterator[Violation]:
-    policy = known(cluster.get("properties.networkProfile.networkPolicy"))
-    if policy is None or same_text(policy, "none"):
-        yield Violation(
-            f"{name} has no network policy",
-            "properties.networkProfile.networkPolicy",
-            policy,
-            "azure, calico or cilium",
-            Severity.MEDIUM,
-        )
 
 
 def _public_nodes(cluster: Resource, ctx: CheckContext, name: str) -> Iterator[Violation]:

@@ -61,9 +61,9 @@ from collections.abc import Iterator
 
 from checks._common import WAF_AI
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.engine.setting_checks import forbid
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
-from scanner.model.unknown import known
 
 # Started by `python -m scanner.dev new-rule` as a working example, container apps that accept
 # plain HTTP, tested by fixtures/rules/$id/estate.json. Replace the check, its metadata and its
@@ -112,13 +112,14 @@ def $function(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     Requests to an AI app carry prompts, completions and credentials. Over plain HTTP anyone on
     the network path can read or change them.
     """
-    if known(resource.get("properties.configuration.ingress.allowInsecure")) is True:
-        yield Violation(
-            f"Container app '{resource.name}' accepts plain HTTP (ingress allowInsecure is true)",
-            "properties.configuration.ingress.allowInsecure",
-            True,
-            "false",
-        )
+    # One setting decides: forbid (or require) reads it, undetermined when it is unknown.
+    yield from forbid(
+        resource,
+        "properties.configuration.ingress.allowInsecure",
+        True,
+        message=f"Container app '{resource.name}' accepts plain HTTP (ingress allowInsecure is true)",
+        expected="false",
+    )
 ''')
 
 
