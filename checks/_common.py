@@ -99,11 +99,17 @@ def parse_duration(text: Any) -> timedelta | None:
     return timedelta(**parts)
 
 
-def compute_region(compute: Resource) -> Any:
-    """Where an AML compute runs, normalized: ``computeLocation``, else its ``location`` (its
-    workspace's region, as ARM gives every compute; the Terraform source fills it the same way)."""
+def compute_region(compute: Resource, ctx: CheckContext) -> Any:
+    """Where an AML compute runs, normalized: ``computeLocation``, else its ``location``, else its
+    workspace's region, which ARM gives a compute declared without one (a template or azapi body
+    may omit it; the Terraform source fills it for azurerm)."""
     explicit = compute.get("properties.computeLocation")
-    return normalize_location(explicit) if explicit is not None else compute.location
+    if explicit is not None:
+        return normalize_location(explicit)
+    if compute.location is not None:
+        return compute.location
+    workspace = ctx.inventory.parent(compute)
+    return workspace.location if workspace is not None else None
 
 
 def network_open(resource: Resource, acl_path: str = "properties.networkAcls.defaultAction") -> bool:

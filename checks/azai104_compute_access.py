@@ -18,7 +18,7 @@ from scanner.model.unknown import Unknown, known
     pillar=Pillar.SECURITY,
     severity=Severity.HIGH,
     resource_types=(T.COMPUTE,),
-    reads=(),
+    reads=(T.WORKSPACE,),  # its managed network
     principle=Principle(
         "Prefer Microsoft Entra identities over keys and local accounts, and use private networking for AI compute.",
         WAF_AI + "design-principles#security",

@@ -40,7 +40,7 @@ SCHEDULE_NOTE = (
     pillar=Pillar.COST,
     severity=Severity.MEDIUM,
     resource_types=(T.COMPUTE, T.AGENT_POOL),
-    reads=(LiveRead.METRICS,),
+    reads=(LiveRead.METRICS, T.WORKSPACE, T.MANAGED_CLUSTER),  # parents: region, owner, price
     recurring_cost=True,  # always-on nodes cost each month they exist
     principle=Principle(
         "Prefer platforms that can be stopped when not in use, and let training and exploratory "
@@ -154,7 +154,7 @@ def always_on_compute(resource: Resource, ctx: CheckContext) -> Iterator[Violati
         if isinstance(minimum, (int, float)) and minimum > 0:
             cost = ctx.prices.estimate(
                 resource.get("properties.properties.vmSize"),
-                compute_region(resource),
+                compute_region(resource, ctx),
                 minimum,
                 HOURS_PER_MONTH,
                 "always-on nodes",
@@ -173,7 +173,7 @@ def always_on_compute(resource: Resource, ctx: CheckContext) -> Iterator[Violati
 
 def _instance_cost(resource: Resource, ctx: CheckContext, extra_hours_per_day: float | None) -> Cost:
     """Idle hours a month x price: measured in a live scan, else from a working-day schedule."""
-    size, region = resource.get("properties.properties.vmSize"), compute_region(resource)
+    size, region = resource.get("properties.properties.vmSize"), compute_region(resource, ctx)
     measured = ctx.utilization.gpu_utilization(resource) if ctx.utilization else None
     if measured is not None and measured.samples:
         below = float(ctx.options.get("idle_below_percent", 10.0))

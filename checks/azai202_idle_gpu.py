@@ -21,7 +21,7 @@ from scanner.model.unknown import Unknown, known
     pillar=Pillar.COST,
     severity=Severity.MEDIUM,
     resource_types=(T.VIRTUAL_MACHINE, T.VM_SCALE_SET, T.COMPUTE),
-    reads=(LiveRead.METRICS,),
+    reads=(LiveRead.METRICS, T.WORKSPACE),  # a compute's region may be its workspace's
     principle=Principle(
         "Monitor utilization closely, and shut down, scale down or deallocate idle resources; "
         "GPU compute is expensive.",
@@ -146,4 +146,4 @@ def _size_and_region(resource: Resource, ctx: CheckContext) -> tuple[Any, Any]:
     compute_type = known(resource.get("properties.computeType"))
     if not same_text(compute_type, "AmlCompute", "ComputeInstance"):
         return None, None
-    return resource.get("properties.properties.vmSize"), compute_region(resource)
+    return resource.get("properties.properties.vmSize"), compute_region(resource, ctx)

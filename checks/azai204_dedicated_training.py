@@ -18,7 +18,7 @@ from scanner.model.unknown import known
     pillar=Pillar.COST,
     severity=Severity.LOW,
     resource_types=(T.COMPUTE,),
-    reads=(),
+    reads=(T.WORKSPACE,),  # the exemption tag may be on the workspace
     principle=Principle(
         "Use spot or low-priority capacity for interruptible training and batch work, which can checkpoint and resume.",
         WAF_AI + "design-principles#cost-optimization",

@@ -120,7 +120,7 @@ def _compute_region(compute: Resource, ctx: CheckContext) -> tuple[Any, str]:
             known(Unknown("the attached cluster is not among the scanned resources", path="properties.resourceId"))
         assert cluster is not None
         return comparable_region(cluster.location), "properties.resourceId"
-    return comparable_region(compute_region(compute)), "properties.computeLocation"
+    return comparable_region(compute_region(compute, ctx)), "properties.computeLocation"
 
 
 def _same(a: Any, b: Any) -> bool:

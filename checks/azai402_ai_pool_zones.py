@@ -59,7 +59,7 @@ ZONE_REGIONS = [
     pillar=Pillar.RELIABILITY,
     severity=Severity.MEDIUM,
     resource_types=(T.AGENT_POOL,),
-    reads=(),
+    reads=(T.MANAGED_CLUSTER,),
     principle=Principle(
         "Avoid single points of failure for model serving: spread serving capacity across availability zones.",
         WAF_AI + "design-principles#reliability",

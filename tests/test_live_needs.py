@@ -234,10 +234,9 @@ def test_needs_come_from_declarations() -> None:
 
 
 def test_declared_reads_are_known_to_the_collector() -> None:
-    """Every live rule declares what it reads (but the three owned elsewhere, until they do),
-    and every type it names is one the collector can bring."""
-    undeclared = sorted(c.id for c in CHECKS if "live" in c.sources and not c.reads_declared)
-    assert set(undeclared) <= {"AZAI-101", "AZAI-201", "AZAI-301"}
+    """Every built-in live rule declares what it reads, and every type it names is one the
+    collector can bring."""
+    assert [c.id for c in CHECKS if "live" in c.sources and not c.reads_declared] == []
     everything = collected_types(ALL_NEEDS)
     for check in CHECKS:
         if "live" in check.sources:
@@ -263,3 +262,12 @@ def test_a_scan_with_select_sends_fewer_requests_unless_it_saves_a_snapshot(serv
     saved, _ = requests(select=["AZAI-101"], save_inventory=str(tmp_path / "snapshot.json"))
     assert found == {"AZAI-101"} and "AZAI-101" in all_rules
     assert narrowed < everything and saved == everything
+
+
+def test_kinds_narrow_reads_whatever_their_case() -> None:
+    """A `Check` built without `@rule` may name kinds in ARM's own case (``OpenAI``)."""
+    diagnostic = selected("AZAI-501")[0]
+    mixed = dataclasses.replace(diagnostic, kinds={T.COGNITIVE_ACCOUNT: frozenset({"OpenAI"})})
+    needs = live_needs([mixed])
+    assert needs.wants(LiveRead.DIAGNOSTIC_SETTINGS, T.COGNITIVE_ACCOUNT, "openai")
+    assert not needs.wants(LiveRead.DIAGNOSTIC_SETTINGS, T.COGNITIVE_ACCOUNT, "SpeechServices")

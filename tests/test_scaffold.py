@@ -166,7 +166,7 @@ def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ("AZAI-199", "fresh--slug", "is not kebab-case"),
         ("AZAI-199", "x" * 41, "is not kebab-case"),
         ("AZAI-199", "class", "would name the rule's function class"),
-        ("AZAI-199", "known", "would name the rule's function known"),
+        ("AZAI-199", "forbid", "would name the rule's function forbid"),
     ],
 )
 def test_new_rule_refuses_a_malformed_or_taken_id_or_slug(

@@ -154,3 +154,26 @@ def test_no_built_in_check_asks_which_source_a_resource_came_from() -> None:
     asking = re.compile(r"origin\.kind")
     offenders = [p.name for p in sorted((ROOT / "checks").glob("*.py")) if asking.search(p.read_text())]
     assert offenders == []
+
+
+def test_a_template_compute_without_a_location_runs_in_its_workspace_region(tmp_path: Path) -> None:
+    """ARM gives a compute declared without ``location`` its workspace's region; a template or an
+    azapi body may omit it, and the rules must judge and price it as if it were written."""
+    template = json.loads((FIXTURES / "demo" / "template.json").read_text())
+    computes = [r for r in template["resources"].values() if r["type"] == T.COMPUTE]
+    assert computes and all("location" in r for r in computes)
+    for compute in computes:
+        del compute["location"]
+    path = tmp_path / "template.json"
+    path.write_text(json.dumps(template))
+
+    def judged(result: Any) -> list[tuple[str, str, float | None]]:
+        rules = ("AZAI-201", "AZAI-301")
+        return sorted(
+            (f.check.id, f.resource.name, f.cost.monthly_usd if f.cost else None)
+            for f in result.findings
+            if f.check.id in rules
+        )
+
+    assert judged(scan(path)) == judged(scan(FIXTURES / "demo" / "template.json"))
+    assert [name for rule, name, _ in judged(scan(path)) if rule == "AZAI-301" and name.startswith("ws-demo/")]

@@ -95,7 +95,7 @@ def _added_by_plans(result: ScanResult, priced: list[Finding]) -> float | None:
     if not result.plans_scanned:
         return None
     created = [f for f in priced if f.check.recurring_cost and f.resource.origin.creates]
-    return round(sum(_monthly(f) for f in _largest_per_resource(created)), 2)
+    return round(sum((_monthly(f) for f in _largest_per_resource(created)), 0.0), 2)
 
 
 def summarize(result: ScanResult) -> CostSummary:

@@ -41,7 +41,7 @@ RANGES = ", ".join(f"{hundred}xx {pillar}" for hundred, pillar in PILLARS.items(
 _ID = re.compile(r"^AZAI-(\d)(\d\d)$")
 _SLUG = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")  # as the check API requires
 # Names the rule file binds besides the rule's function, which the function must not shadow.
-_TAKEN_NAMES = {"annotations", "known", "rule"}
+_TAKEN_NAMES = {"annotations", "forbid", "rule"}
 MAX_SLUG = 40
 
 

@@ -76,7 +76,12 @@ def live_needs(checks: Iterable[Check]) -> LiveNeeds:
             if read is None:
                 types.add(item)
                 continue
-            subjects.update(
-                ReadSubject(read, t.lower(), check.kinds.get(t.lower(), frozenset())) for t in check.resource_types
-            )
+            subjects.update(ReadSubject(read, t.lower(), _kinds(check, t)) for t in check.resource_types)
     return LiveNeeds.of(types, subjects, every_type)
+
+
+def _kinds(check: Check, resource_type: str) -> frozenset[str]:
+    """The kinds of ``resource_type`` the check narrows its reads to, lower-cased whoever built
+    the check (`@rule` lower-cases them; a `Check` made directly may not)."""
+    wanted = resource_type.lower()
+    return frozenset(k.lower() for t, kinds in check.kinds.items() if t.lower() == wanted for k in kinds)

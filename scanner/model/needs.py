@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from scanner.model import azure_types as T
 
@@ -76,5 +76,6 @@ class LiveNeeds:
         """Whether ``read`` is to be made for a resource of this type and kind."""
         return any(s.read is read and s.covers(resource_type, kind) for s in self.subjects)
 
-    def without(self, read: LiveRead) -> LiveNeeds:
-        return replace(self, subjects=frozenset(s for s in self.subjects if s.read is not read))
+    def union(self, other: LiveNeeds) -> LiveNeeds:
+        """What either needs: a snapshot reads what every built-in rule and every selected one do."""
+        return LiveNeeds(self.types | other.types, self.subjects | other.subjects, self.every_type or other.every_type)

@@ -102,6 +102,7 @@ def _iac_drift(
     result.coverage.extend(gap for item in loaded for gap in item.coverage)
     declared = [r for item in loaded for r in item.inventory.resources if not r.origin.reference_only]
     result.inputs = [{"path": i.path, "kind": i.kind, "resources": len(i.inventory.resources)} for i in loaded]
+    result.plans_scanned = any(item.plan for item in loaded)
     for item in loaded:
         if item.kind == "terraform":
             findings += _terraform_drift(item.path, policy.drift_checks, policy.options)

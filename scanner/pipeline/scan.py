@@ -13,6 +13,7 @@ from scanner.model.resources import Inventory, Resource
 from scanner.pipeline.run import RunRequest, collect_live_inventory, conclude, prepare, template_options
 from scanner.policy.gates import SCAN_GATE
 from scanner.sources import LoadedInput, load_inputs
+from scanner.sources.live.collect import ALL_NEEDS
 
 
 @dataclass(kw_only=True)
@@ -61,8 +62,10 @@ def _save_inventory(path: str, loaded: list[LoadedInput], result: ScanResult) ->
 def _live_input(request: ScanRequest, result: ScanResult, iac: list[LoadedInput]) -> LoadedInput:
     """Collect the live scope and place its resources where SARIF can point at them."""
     # Only what the selected rules read, so that --select also saves requests; a saved snapshot
-    # must serve any later drift run, so it reads everything.
-    needs = None if request.save_inventory else live_needs(result.checks)
+    # must serve any later drift run, so it reads everything, plug-in rules' types included.
+    needs = live_needs(result.checks)
+    if request.save_inventory:
+        needs = ALL_NEEDS.union(needs)
     live = collect_live_inventory(request, needs)
     result.coverage.extend(live.coverage)
     result.live_requests = live.requests
