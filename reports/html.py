@@ -6,8 +6,7 @@ the same offline, in a CI artifact viewer, or attached to an email.
 
 from __future__ import annotations
 
-import html
-
+from reports.escaping import html_text
 from scanner import __version__
 from scanner.cost.summary import CostSummary, owner_of, summarize
 from scanner.engine.results import ScanResult
@@ -35,17 +34,17 @@ def _bar_chart(title: str, data: dict[str, float], chart_id: str) -> str:
     height = max(1, len(rows)) * (bar_height + gap) + 30
     peak = max((v for _, v in rows), default=0.0) or 1.0
     parts = [
-        f'<figure id="{chart_id}"><figcaption><strong>{html.escape(title)}</strong></figcaption>',
+        f'<figure id="{chart_id}"><figcaption><strong>{html_text(title)}</strong></figcaption>',
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
-        f'aria-label="{html.escape(title)}">',
+        f'aria-label="{html_text(title)}">',
     ]
     for i, (label, value) in enumerate(rows):
         y = 10 + i * (bar_height + gap)
         length = max(2.0, (width - label_width - 110) * value / peak)
-        parts.append(f'<text x="0" y="{y + 16}" font-size="12">{html.escape(label[:32])}</text>')
+        parts.append(f'<text x="0" y="{y + 16}" font-size="12">{html_text(label[:32])}</text>')
         parts.append(
             f'<rect class="bar" x="{label_width}" y="{y}" width="{length:.1f}" height="{bar_height}" '
-            f'fill="{BAR_COLOUR}"><title>{html.escape(label)}: ${value:,.2f}</title></rect>'
+            f'fill="{BAR_COLOUR}"><title>{html_text(label)}: ${value:,.2f}</title></rect>'
         )
         parts.append(f'<text x="{label_width + length + 6:.1f}" y="{y + 16}" font-size="12">${value:,.0f}</text>')
     if not rows:
@@ -61,14 +60,14 @@ def _table(result: ScanResult, summary: CostSummary) -> str:
     ):
         cost = f.cost
         money = f"${cost.monthly_usd:,.2f}" if cost and cost.monthly_usd is not None else ("unknown" if cost else "")
-        why = html.escape(
+        why = html_text(
             cost.basis if cost and cost.monthly_usd is not None else (cost.unknown_reason or "") if cost else ""
         )
         state = " (suppressed)" if f.suppression else ""
         rows.append(
             f'<tr><td class="{f.severity.label}">{f.severity.label}{state}</td><td>{f.check.id} {f.check.slug}</td>'
-            f"<td>{html.escape(f.resource.name)}</td><td>{html.escape(owner_of(f, summary.owner_tag))}</td>"
-            f'<td>{html.escape(f.violation.message)}</td><td class="num">{money}</td><td class="note">{why}</td></tr>'
+            f"<td>{html_text(f.resource.name)}</td><td>{html_text(owner_of(f, summary.owner_tag))}</td>"
+            f'<td>{html_text(f.violation.message)}</td><td class="num">{money}</td><td class="note">{why}</td></tr>'
         )
     columns = ("severity", "rule", "resource", "owner", "finding", "monthly", "basis")
     head = "<tr>" + "".join(f"<th>{c}</th>" for c in columns) + "</tr>"
@@ -80,7 +79,7 @@ def _coverage(result: ScanResult) -> str:
     if not result.coverage:
         return ""
     rows = "".join(
-        f"<tr><td>{html.escape(g.scope)}</td><td>{html.escape(g.status_label)}</td><td>{html.escape(g.reason)}</td></tr>"
+        f"<tr><td>{html_text(g.scope)}</td><td>{html_text(g.status_label)}</td><td>{html_text(g.reason)}</td></tr>"
         for g in result.coverage
     )
     return (
@@ -107,7 +106,7 @@ def render(result: ScanResult) -> bytes:
         f"<h1>azai report</h1><p class='note'>azai {__version__} · {result.resources_scanned} resources · "
         f"{len(result.findings)} findings · {len(result.undetermined)} undetermined</p>"
         f"<h2>Estimated waste</h2><div class='total'>${summary.total_monthly_usd:,.2f} / month</div>{added}{unknown}"
-        f"<p class='note'>{html.escape(BASIS)}. Every figure below shows what was multiplied.</p>"
+        f"<p class='note'>{html_text(BASIS)}. Every figure below shows what was multiplied.</p>"
         f"<div class='charts'>{_bar_chart('Waste by rule (USD / month)', summary.by_rule, 'by-rule')}"
         f"{_bar_chart('Waste by resource group (USD / month)', summary.by_resource_group, 'by-group')}</div>"
         f"<h2>Findings</h2>{_table(result, summary)}{_coverage(result)}"

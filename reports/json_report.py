@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from reports.common import location, plain, severity_counts, uri
+from reports.escaping import json_text
 from scanner import __version__
 from scanner.cost.summary import cost_json, summarize, summary_json
 from scanner.engine.results import Finding, ScanResult
@@ -57,15 +58,16 @@ def render(result: ScanResult) -> bytes:
 def chunks(result: ScanResult) -> Iterator[bytes]:
     """The report as it is written: the document around the findings, and one finding at a time
     in between, so a scan with a hundred thousand findings never holds them all as JSON. The
-    bytes are the same as ``json.dumps(document, indent=2)`` would give."""
+    bytes are the same as ``json.dumps(document, indent=2)`` would give. Text stays readable
+    (``ensure_ascii=False``); only a lone surrogate, which UTF-8 cannot hold, stays escaped."""
     document = _document(result)
-    head, _, tail = json.dumps(document, indent=2, ensure_ascii=False).partition(json.dumps(_FINDINGS))
+    head, _, tail = json_text(json.dumps(document, indent=2, ensure_ascii=False)).partition(json.dumps(_FINDINGS))
     if not result.findings:
         yield (head + "[]" + tail + "\n").encode("utf-8")
         return
     yield (head + "[\n").encode("utf-8")
     for index, finding in enumerate(result.findings):
-        text = json.dumps(_finding(finding), indent=2, ensure_ascii=False)
+        text = json_text(json.dumps(_finding(finding), indent=2, ensure_ascii=False))
         separator = ",\n" if index + 1 < len(result.findings) else "\n"
         yield (textwrap.indent(text, "    ") + separator).encode("utf-8")
     yield ("  ]" + tail + "\n").encode("utf-8")

@@ -3,12 +3,16 @@
 One test suite per rule and one test case per (rule, resource) evaluated: a finding is a
 failure, an undetermined check or a suppressed finding is skipped with its reason, anything
 else passed. That shows a pipeline which resources were checked, not only which failed.
+
+The characters XML 1.0 forbids, which a name or message may carry, are made visible escapes in
+the serialized document, so a parser never rejects it, whichever field quoted them.
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from reports.escaping import xml_text
 from scanner.engine.checkapi import Check
 from scanner.engine.results import ScanResult
 from scanner.model.resources import CoverageGap
@@ -87,5 +91,5 @@ def render(result: ScanResult) -> bytes:
     suites.set("errors", str(len(result.coverage)))
     suites.set("skipped", str(skipped))
     ET.indent(suites)
-    body: bytes = ET.tostring(suites, encoding="unicode").encode("utf-8")
+    body = xml_text(ET.tostring(suites, encoding="unicode")).encode("utf-8")
     return b'<?xml version="1.0" encoding="UTF-8"?>\n' + body + b"\n"

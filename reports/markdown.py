@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 from reports.common import severity_counts
+from reports.escaping import markdown_code, markdown_text
 from scanner import __version__
 from scanner.cost.summary import CostSummary, summarize
 from scanner.drift.compare import DriftReport
@@ -21,15 +22,11 @@ from scanner.model.resources import CoverageGap
 _ICON = {Severity.CRITICAL: "🔴", Severity.HIGH: "🟠", Severity.MEDIUM: "🟡", Severity.LOW: "🔵"}
 
 
-def _cell(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
 def _where(finding: Finding) -> str:
     origin = finding.resource.origin
     position = finding.position
     place = f"{origin.file}:{position.line}" if position and origin.file else (origin.file or "live")
-    return f"`{place}`" + (f" `{origin.address}`" if origin.address else "")
+    return markdown_code(place) + (f" {markdown_code(origin.address)}" if origin.address else "")
 
 
 def _rule_section(check: Check, findings: list[Finding]) -> list[str]:
@@ -38,8 +35,8 @@ def _rule_section(check: Check, findings: list[Finding]) -> list[str]:
     for f in findings:
         state = f" ({f.baseline_state})" if f.baseline_state else ""
         lines.append(
-            f"| {_ICON[f.severity]} {f.severity.label}{state} | `{_cell(f.resource.name)}` | {_cell(f.resource.type)} "
-            f"| {_where(f)} | {_cell(f.violation.message)} |"
+            f"| {_ICON[f.severity]} {f.severity.label}{state} | {markdown_code(f.resource.name)} "
+            f"| {markdown_text(f.resource.type)} | {_where(f)} | {markdown_text(f.violation.message)} |"
         )
     lines += [
         "",
@@ -74,24 +71,25 @@ def _cost_section(summary: CostSummary) -> list[str]:
             "",
         ]
     lines += ["| rule | monthly |", "|---|---:|"]
-    lines += [f"| {_cell(rule)} | {_money(value)} |" for rule, value in summary.by_rule.items()]
+    lines += [f"| {markdown_text(rule)} | {_money(value)} |" for rule, value in summary.by_rule.items()]
     lines += ["", "| resource group | monthly |", "|---|---:|"]
-    lines += [f"| {_cell(group)} | {_money(value)} |" for group, value in summary.by_resource_group.items()]
-    lines += ["", f"| owner (tag `{summary.owner_tag}`) | monthly |", "|---|---:|"]
-    lines += [f"| {_cell(owner)} | {_money(value)} |" for owner, value in summary.by_owner.items()]
+    lines += [f"| {markdown_text(group)} | {_money(value)} |" for group, value in summary.by_resource_group.items()]
+    lines += ["", f"| owner (tag {markdown_code(summary.owner_tag)}) | monthly |", "|---|---:|"]
+    lines += [f"| {markdown_text(owner)} | {_money(value)} |" for owner, value in summary.by_owner.items()]
     lines += ["", "<details><summary>Top wasters and how each figure was computed</summary>", ""]
     lines += ["| resource | rule | monthly | basis | price source |", "|---|---|---:|---|---|"]
     for f in summary.top:
         assert f.cost is not None and f.cost.price is not None and f.cost.monthly_usd is not None
         source = f"[{f.cost.price.as_of}]({f.cost.price.source})"
         lines.append(
-            f"| `{_cell(f.resource.name)}` | {f.check.id} | {_money(f.cost.monthly_usd)} | {_cell(f.cost.basis)}; "
-            f"{_cell('; '.join(f.cost.assumptions[:-1]))} | {source} |"
+            f"| {markdown_code(f.resource.name)} | {f.check.id} | {_money(f.cost.monthly_usd)} "
+            f"| {markdown_text(f.cost.basis)}; {markdown_text('; '.join(f.cost.assumptions[:-1]))} | {source} |"
         )
     if summary.unknown:
         lines += ["", f"Cost unknown for {len(summary.unknown)} finding(s), never counted as $0:", ""]
         lines += [
-            f"- `{_cell(f.resource.name)}` ({f.check.id}): {_cell(f.cost.unknown_reason if f.cost else '')}"
+            f"- {markdown_code(f.resource.name)} ({f.check.id}): "
+            f"{markdown_text((f.cost.unknown_reason if f.cost else None) or '')}"
             for f in summary.unknown
         ]
     lines += ["", f"Prices: {BASIS}.", "", "</details>", ""]
@@ -150,7 +148,7 @@ def _undetermined_section(undetermined: list[Undetermined]) -> list[str]:
         "| rule | resource | reason |",
         "|---|---|---|",
     ]
-    lines += [f"| {u.check.id} | `{_cell(u.resource.name)}` | {_cell(u.reason)} |" for u in undetermined]
+    lines += [f"| {u.check.id} | {markdown_code(u.resource.name)} | {markdown_text(u.reason)} |" for u in undetermined]
     lines += ["", "</details>", ""]
     return lines
 
@@ -170,8 +168,8 @@ def _suppressed_section(suppressed: list[Finding]) -> list[str]:
     for f in suppressed:
         assert f.suppression is not None
         lines.append(
-            f"| {f.check.id} | `{_cell(f.resource.name)}` | {_cell(f.suppression.justification)} "
-            f"| {f.suppression.expires or ''} |"
+            f"| {f.check.id} | {markdown_code(f.resource.name)} | {markdown_text(f.suppression.justification)} "
+            f"| {markdown_text(f.suppression.expires or '')} |"
         )
     lines += ["", "</details>", ""]
     return lines
@@ -185,21 +183,23 @@ def _drift_section(report: DriftReport | None) -> list[str]:
         f"### Drift ({report.mode}): {len(report.changed)} changed, "
         f"{len(report.added)} added, {len(report.removed)} removed",
         "",
-        f"`{_cell(report.base)}` → `{_cell(report.current)}`",
+        f"{markdown_code(report.base)} → {markdown_code(report.current)}",
         "",
         "| resource | property | before | after |",
         "|---|---|---|---|",
     ]
     for resource, changes in report.changed:
         lines += [
-            f"| `{_cell(resource.name)}` | `{c.path}` | `{_cell(c.before)}` | `{_cell(c.after)}` |" for c in changes
+            f"| {markdown_code(resource.name)} | {markdown_code(c.path)} | {markdown_code(str(c.before))} "
+            f"| {markdown_code(str(c.after))} |"
+            for c in changes
         ]
-    lines += [f"| `{_cell(r.name)}` | (added) | | {_cell(r.type)} |" for r in report.added]
-    lines += [f"| `{_cell(r.name)}` | (removed) | {_cell(r.type)} | |" for r in report.removed]
+    lines += [f"| {markdown_code(r.name)} | (added) | | {markdown_text(r.type)} |" for r in report.added]
+    lines += [f"| {markdown_code(r.name)} | (removed) | {markdown_text(r.type)} | |" for r in report.removed]
     if report.appeared or report.resolved:
         lines += ["", f"Findings appeared: {len(report.appeared)}, resolved: {len(report.resolved)}.", ""]
-        lines += [f"- appeared: {f.check.id} `{_cell(f.resource.name)}`" for f in report.appeared]
-        lines += [f"- resolved: {f.check.id} `{_cell(f.resource.name)}`" for f in report.resolved]
+        lines += [f"- appeared: {f.check.id} {markdown_code(f.resource.name)}" for f in report.appeared]
+        lines += [f"- resolved: {f.check.id} {markdown_code(f.resource.name)}" for f in report.resolved]
     lines.append("")
     return lines
 
@@ -214,7 +214,7 @@ def _coverage_section(coverage: list[CoverageGap]) -> list[str]:
         "| scope | status | reason |",
         "|---|---|---|",
     ]
-    lines += [f"| `{_cell(g.scope)}` | {g.status_label} | {_cell(g.reason)} |" for g in coverage]
+    lines += [f"| {markdown_code(g.scope)} | {g.status_label} | {markdown_text(g.reason)} |" for g in coverage]
     lines.append("")
     return lines
 
@@ -223,7 +223,7 @@ def _warnings_section(warnings: list[str]) -> list[str]:
     """What the scan warned about while reading its inputs."""
     if not warnings:
         return []
-    return ["### Warnings", ""] + [f"- {_cell(w)}" for w in warnings] + [""]
+    return ["### Warnings", ""] + [f"- {markdown_text(w)}" for w in warnings] + [""]
 
 
 def render(result: ScanResult) -> bytes:

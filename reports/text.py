@@ -1,8 +1,13 @@
-"""The terminal report: findings grouped by severity, with counts, then the undetermined."""
+"""The terminal report: findings grouped by severity, with counts, then the undetermined.
+
+Every line passes through ``visible`` as it is written, so no name, tag or message quoted
+anywhere in it can send a control character to the terminal or start a line of its own.
+"""
 
 from __future__ import annotations
 
 from reports.common import severity_counts
+from reports.escaping import visible
 from scanner import __version__
 from scanner.cost.summary import CostSummary, summarize
 from scanner.drift.compare import DriftReport
@@ -178,4 +183,4 @@ def render(result: ScanResult) -> bytes:
         *_warnings_section(result.warnings),
         *_verdict(result, active, suppressed),
     ]
-    return ("\n".join(lines) + "\n").encode("utf-8")
+    return ("\n".join(map(visible, lines)) + "\n").encode("utf-8")

@@ -35,6 +35,15 @@ EXIT_INCOMPLETE = 3
 EXIT_INTERNAL = 70
 
 
+def _stderr_line(kind: str, message: str) -> None:
+    """One line on stderr: a message quoting input (a file name, a symbolic name with a newline,
+    a tag with a terminal escape) has its control characters shown as escapes, so it stays one
+    line and cannot rewrite the terminal."""
+    from reports.escaping import visible
+
+    click.echo(f"azai: {kind}: {visible(message)}", err=True)
+
+
 class _Group(click.Group):
     """Turns input errors into one line and exit 2, and anything unexpected into exit 70."""
 
@@ -42,7 +51,7 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except InputError as exc:
-            click.echo(f"azai: error: {exc}", err=True)
+            _stderr_line("error", str(exc))
             sys.exit(EXIT_ERROR)
         except BrokenPipeError:  # a listing read by `head`: nothing went wrong
             _reader_gone()
@@ -52,10 +61,7 @@ class _Group(click.Group):
         except Exception as exc:
             if os.environ.get("AZAI_DEBUG"):
                 raise
-            click.echo(
-                f"azai: internal error: {type(exc).__name__}: {exc} (rerun with AZAI_DEBUG=1 for details)",
-                err=True,
-            )
+            _stderr_line("internal error", f"{type(exc).__name__}: {exc} (rerun with AZAI_DEBUG=1 for details)")
             sys.exit(EXIT_INTERNAL)
 
 
@@ -139,7 +145,7 @@ def write_reports(result: ScanResult, targets: list[tuple[str, str | None]]) -> 
     for fmt, path in targets:
         data, warnings = render(fmt, result)
         for warning in warnings:
-            click.echo(f"azai: warning: {warning}", err=True)
+            _stderr_line("warning", warning)
         if path:
             write_atomic(path, data)
         else:
