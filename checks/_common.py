@@ -49,6 +49,16 @@ def every_gap(*checks: Iterator[Violation]) -> Iterator[Violation]:
         raise unknown
 
 
+def known_number(value: Any, path: str) -> Any:
+    """A count or size the rule compares: a number, or None when absent. Anything else (the
+    string ``"2"``, which ARM passes to the resource provider as it is, or an object) is not
+    known to be a number, so the rule cannot decide: Unknown raises."""
+    value = known(value)
+    if value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)):
+        return value
+    return known(Unknown(f"{path} is {value!r}, not a number", path=path))
+
+
 def same_text(value: Any, *choices: str) -> bool:
     """Case-insensitive match of an ARM enum value; Unknown raises."""
     if isinstance(value, Unknown):

@@ -13,6 +13,7 @@ from checks._common import (
     WAF_AI,
     cluster_name,
     compute_region,
+    known_number,
     parse_duration,
     pool_is_gpu,
     pool_mode,
@@ -230,7 +231,7 @@ def _gpu_pool(pool: Resource, ctx: CheckContext) -> Iterator[Violation]:
         minimum = pool.get("properties.minCount")
         if minimum is None:
             known(Unknown("an autoscaled pool without minCount", path="properties.minCount"))
-        minimum = known(minimum)
+        minimum = known_number(minimum, "properties.minCount")
         if minimum > 0:
             yield Violation(
                 f"{where} autoscales but never below {minimum} node(s)",
@@ -240,7 +241,7 @@ def _gpu_pool(pool: Resource, ctx: CheckContext) -> Iterator[Violation]:
                 cost=_pool_cost(pool, ctx, minimum),
             )
         return
-    count = known(pool.get("properties.count", 1))
+    count = known_number(pool.get("properties.count", 1), "properties.count")
     if count > 0:
         yield Violation(
             f"{where} runs a fixed {count} node(s) without autoscaling",

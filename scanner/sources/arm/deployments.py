@@ -30,12 +30,21 @@ from scanner.model import azure_types as T
 from scanner.model.jsondoc import Document, load_document, pointer_join
 from scanner.model.resources import CoverageGap, parse_resource_id
 from scanner.model.unknown import Unknown
-from scanner.sources.arm.evaluator import ROOT_DEPLOYMENT, Evaluator, Placement, Scope, is_secure
+from scanner.sources.arm.evaluator import (
+    ROOT_DEPLOYMENT,
+    Evaluator,
+    Placement,
+    Scope,
+    is_secure,
+    require_copy_count,
+)
 from scanner.sources.arm.functions import Partial
+from scanner.sources.arm.limits import MAX_COPY, MAX_RESOURCES, RefusedTemplate
 from scanner.sources.arm.parameters import SECRET_REFERENCE, ParameterFile
+from scanner.sources.arm.wellformed import printable, require_arm_document
 
+# ARM publishes no limit on how deep deployments nest; a scan stops at 20 levels (a coverage gap).
 MAX_NESTING = 20
-MAX_COPY = 800  # ARM's limit on a copy loop's count
 # What one scanned file may expand to (resources and module instances). ARM deploys at most 800
 # resources per template; links that branch and rejoin can multiply far beyond that.
 MAX_INSTANCES = 20_000
@@ -135,6 +144,7 @@ class TemplateFrame:
         self._outputs: dict[str, Any] | None = None
         self._named: list[_Named] | None = None
         self.placeholders: set[str] = set()  # placeholder names given in this frame
+        self.deployed = 0  # resources and modules this template deploys, copies counted
 
     # -- the Frame protocol the evaluator uses ---------------------------------------------
 
@@ -157,6 +167,19 @@ class TemplateFrame:
     def warn(self, message: str) -> None:
         where = f" (module {self._path})" if self._path else ""
         self.session.warn(f"{self.document.path}: {message}{where}")
+
+    def locate(self, *tokens: str | int) -> str:
+        return f"{self.document.path}: at {printable(pointer_join(self.pointer, *tokens))}"
+
+    def count_deployed(self, pointer: str) -> None:
+        """One more resource (or module) of this template: ARM deploys at most 800 from one
+        template, copies counted (see `limits`)."""
+        self.deployed += 1
+        if self.deployed > MAX_RESOURCES:
+            raise InputError(
+                f"{self.document.path}: at {printable(pointer)}: the template deploys more than {MAX_RESOURCES} "
+                f"resources (copies counted); ARM's limit is {MAX_RESOURCES} resources per template"
+            )
 
     def reference(self, target: str, full: bool) -> Any:
         found = self._find(target)
@@ -227,17 +250,21 @@ class TemplateFrame:
             if is_secure(self.template, spec):
                 value: Any = Unknown(f"secure output '{name}' is not read")
             elif isinstance(spec.get("copy"), dict):
-                value = self._output_copy(spec["copy"])
+                value = self._output_copy(spec["copy"], name)
             else:
                 value = Evaluator(self.scope).value(spec.get("value"))
             out[str(name)] = {"type": spec.get("type"), "value": value}
         self._outputs = out
         return out
 
-    def _output_copy(self, spec: dict[str, Any]) -> Any:
+    def _output_copy(self, spec: dict[str, Any], name: str) -> Any:
         count = Evaluator(self.scope).value(spec.get("count"))
-        if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= MAX_COPY:
+        if not isinstance(count, int) or isinstance(count, bool):
             return Unknown("output copy count is not known")
+        try:
+            require_copy_count(count, f"of output '{printable(name)}'", spec.get("count"))
+        except RefusedTemplate as exc:
+            raise InputError(f"{self.locate('outputs', name, 'copy', 'count')}: {exc}") from None
         return [Evaluator(self.scope.child(copy_index=i)).value(spec.get("input")) for i in range(count)]
 
     def _build_module(
@@ -344,6 +371,7 @@ class TemplateFrame:
         except InputError as exc:
             self.session.gap(where, str(exc))
             return None
+        require_arm_document(document)  # a linked template ARM would refuse is refused here too
         if urllib.parse.urlsplit(described).scheme in ("http", "https"):
             self.session.warn(f"{where}: {described} was read from {document.path}")
         if what == "template" and not isinstance(document.data.get("resources"), (list, dict)):

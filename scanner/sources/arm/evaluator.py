@@ -22,6 +22,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from scanner.errors import InputError
+from scanner.model.jsondoc import pointer_join
 from scanner.model.unknown import Unknown, UnknownValueError
 from scanner.sources.arm.clouds import ENVIRONMENTS
 from scanner.sources.arm.expressions import (
@@ -36,7 +38,9 @@ from scanner.sources.arm.expressions import (
     unescape_literal,
 )
 from scanner.sources.arm.functions import PURE_FUNCTIONS, Partial, TemplateFunctionError
+from scanner.sources.arm.limits import MAX_COPY, RefusedTemplate, serialized_length, spend_calls, spend_size
 from scanner.sources.arm.parameters import UnsetPlaceholder
+from scanner.sources.arm.wellformed import printable
 
 SUBSCRIPTION_ID = "{subscriptionId}"
 RESOURCE_GROUP = "{resourceGroupName}"
@@ -64,6 +68,10 @@ class Frame(Protocol):
 
     def warn(self, message: str) -> None: ...
 
+    def locate(self, *tokens: str | int) -> str:
+        """The file and JSON path of a part of this template (``variables``, ``v1``), as an error
+        message names them."""
+
     def reference(self, target: str, full: bool) -> Any:
         """``reference(target)``: a module's outputs, a declared resource's static facts with
         ``'full'``, or Unknown for runtime state."""
@@ -79,6 +87,9 @@ class _Detached:
 
     def warn(self, message: str) -> None:
         return None
+
+    def locate(self, *tokens: str | int) -> str:
+        return f"at {printable(pointer_join('', *tokens))}"
 
     def reference(self, target: str, full: bool) -> Any:
         return Unknown(f"reference('{target}') reads the deployed resource's state")
@@ -200,6 +211,7 @@ class Evaluator:
         if not isinstance(count, int) or isinstance(count, bool):
             return Unknown("copy count is not known")
         name = str(spec.get("name"))
+        require_copy_count(count, f"'{printable(name)}'", spec.get("count"))
         items = []
         for i in range(count):
             scoped = Evaluator(self.scope.child(loops={**self.scope.loops, name: i}))
@@ -246,6 +258,7 @@ class Evaluator:
         return self.call(node)
 
     def call(self, node: Call) -> Any:
+        spend_calls()
         special = _SPECIAL.get(node.name)
         if special is not None:
             return special(self, node.args)
@@ -313,6 +326,10 @@ class Evaluator:
                         Evaluator(self.scope.child(copy_index=None, loops={})).value(definition["defaultValue"]),
                         kind,
                     )
+                except RefusedTemplate as exc:
+                    raise InputError(
+                        f"{self.scope.frame.locate('parameters', real_name, 'defaultValue')}: {exc}"
+                    ) from None
                 finally:
                     self.scope._busy.discard(key)
             elif definition.get("nullable") is True:
@@ -354,6 +371,9 @@ class Evaluator:
                     result = Unknown(f"variable '{name}' is not declared")
                 else:
                     result = plain.property_copy(spec, 0)
+        except RefusedTemplate as exc:
+            where = ("variables", declared[0]) if declared is not None else ("variables", "copy")
+            raise InputError(f"{self.scope.frame.locate(*where)}: {exc}") from None
         finally:
             self.scope._busy.discard(busy_key)
         cache[key] = result
@@ -418,6 +438,7 @@ def _symbolic_call(name: str, args: list[Any]) -> str | None:
 def _symbol_text(value: Any) -> str:
     if isinstance(value, Unknown):
         return str(value.symbol)
+    spend_size(serialized_length(value), "an argument of a call on an unknown value")
     return json.dumps(value, separators=(",", ":"), sort_keys=True, default=str)
 
 
@@ -425,6 +446,21 @@ def _derived(target: Unknown, suffix: str) -> Unknown:
     """A part of a symbolic unknown (``{p}.name``, ``{p}[0]``) is symbolic too, but is not ``{p}``."""
     part = suffix.replace("/", "%2F")  # one id segment, whatever the key holds
     return Unknown(target.reason, symbol=f"{target.symbol}{part}" if target.symbol is not None else None)
+
+
+def require_copy_count(count: int, loop: str, raw: Any) -> None:
+    """ARM's copy limits, in ARM's words: a count is 0 to 800, for a loop over resources,
+    properties, variables or outputs (see `limits`)."""
+    if not 0 <= count <= MAX_COPY:
+        given = (
+            f"'{printable(raw[:77] + '...' if len(raw) > 80 else raw)}' (= {count:,})"
+            if isinstance(raw, str)
+            else f"'{count}'"
+        )
+        raise RefusedTemplate(
+            f"the copy loop {loop} has an invalid copy count of: {given}. The copy count must "
+            f"be a non-negative integer value and cannot exceed '{MAX_COPY}'."
+        )
 
 
 def _given(value: Any) -> bool:

@@ -12,12 +12,23 @@ import base64
 import hashlib
 import itertools
 import json
+import operator
 import re
 import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
 from scanner.model.unknown import Unknown, UnknownValueError
+from scanner.sources.arm.limits import (
+    MAX_ARRAY_LENGTH,
+    RefusedTemplate,
+    finite_json,
+    int64,
+    serialized_length,
+    spend_calls,
+    spend_size,
+)
+from scanner.sources.arm.wellformed import lone_surrogate
 
 Function = Callable[..., Any]
 
@@ -40,6 +51,7 @@ def _string(value: Any) -> str:
     if isinstance(value, bool):
         return "True" if value else "False"
     if isinstance(value, (dict, list)):
+        spend_size(serialized_length(value), "string() of an object or array")
         return json.dumps(value, separators=(",", ":"))
     if value is None:
         return ""
@@ -50,8 +62,11 @@ def _string(value: Any) -> str:
 
 def _concat(*args: Any) -> Any:
     if args and all(isinstance(a, list) for a in args):
+        spend_size(sum(len(a) for a in args), "concat() of arrays", MAX_ARRAY_LENGTH)
         return [item for a in args for item in a]
-    return "".join(_string(a) for a in args)
+    parts = [_string(a) for a in args]
+    spend_size(sum(len(p) for p in parts), "concat()")
+    return "".join(parts)
 
 
 _FORMAT_ITEM = re.compile(r"\{\{|\}\}|\{(\d+)(?:,[^}:]*)?(?::([^}]*))?\}")
@@ -67,10 +82,19 @@ def _format(template: str, *args: Any) -> str:
         value = args[int(match.group(1))]
         spec = match.group(2) or ""
         if spec[:1] in ("D", "d") and isinstance(value, int):
-            return str(value).zfill(int(spec[1:] or 0))
+            digits = spec[1:]
+            width = int(digits) if digits.isdigit() and len(digits) <= 10 else 0
+            spend_size(width, f"format() item {{0:{_clip(spec)}}}")
+            return str(value).zfill(width)
         return _string(value)
 
-    return _FORMAT_ITEM.sub(substitute, template)
+    result = _FORMAT_ITEM.sub(substitute, template)
+    spend_size(len(result), "format()")
+    return result
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= 20 else text[:17] + "..."
 
 
 def _whole(value: Any) -> Any:
@@ -125,6 +149,7 @@ def _union_arrays(arrays: tuple[list[Any], ...]) -> list[Any]:
     """Each item once, in the order first seen; items compare by value, as ARM's do."""
     out: list[Any] = []
     for item in itertools.chain.from_iterable(arrays):
+        spend_calls(len(out))  # each comparison is work: union() of two long arrays is quadratic
         if not any(_equals(item, o) is True for o in out):
             out.append(item)
     return out
@@ -158,20 +183,26 @@ def _intersection(*args: Any) -> Any:
             for k, v in first.items()
             if all(isinstance(a, dict) and k in a and _equals(a[k], v) is True for a in args[1:])
         }
+    spend_calls(len(first) * sum(len(a) for a in args[1:]))  # the comparisons below, at most
     return [x for x in first if all(any(_equals(x, y) is True for y in a) for a in args[1:])]
 
 
 def _json(text: str) -> Any:
     try:
-        return json.loads(text)
+        value = finite_json(text)
     except json.JSONDecodeError as exc:
         raise TemplateFunctionError(f"json() of invalid JSON: {exc.msg}") from None
+    except RefusedTemplate as exc:
+        raise RefusedTemplate(f"json(): {exc}") from None
+    if "\\u" in text and lone_surrogate(value) is not None:
+        raise TemplateFunctionError("json() of text with a lone surrogate, which is not Unicode")
+    return value
 
 
 def _int(value: Any) -> int:
     if isinstance(value, bool):
         raise TemplateFunctionError("int() of a bool")
-    return int(value)
+    return int64(value, "int()")
 
 
 def _bool(value: Any) -> bool:
@@ -230,15 +261,47 @@ def _items(value: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _range(start: int, count: int) -> list[int]:
+    spend_size(count, "range()", MAX_ARRAY_LENGTH)
     return list(range(start, start + count))
 
 
 def _pad_left(value: Any, width: int, char: str = " ") -> str:
+    spend_size(width, "padLeft()")
     return _string(value).rjust(width, char[:1] or " ")
+
+
+def _replace(text: str, old: str, new: str) -> str:
+    spend_size(len(text) + text.count(old) * (len(new) - len(old)), "replace()")
+    return text.replace(old, new)
+
+
+def _join(items: list[Any], separator: str) -> str:
+    parts = [_string(i) for i in items]
+    spend_size(sum(len(p) for p in parts) + len(separator) * max(len(parts) - 1, 0), "join()")
+    return separator.join(parts)
+
+
+def _flatten(items: list[Any]) -> list[Any]:
+    spend_size(sum(len(i) if isinstance(i, list) else 1 for i in items), "flatten()", MAX_ARRAY_LENGTH)
+    return [x for i in items for x in (i if isinstance(i, list) else [i])]
 
 
 def _sub_string(text: str, start: int = 0, length: int | None = None) -> str:
     return text[start:] if length is None else text[start : start + length]
+
+
+def _arithmetic(name: str, operation: Callable[[Any, Any], Any]) -> Function:
+    """ARM's integer arithmetic: numbers only (``mul('x', 1000000000)`` must not build a
+    gigabyte of text) and 64-bit results."""
+
+    def apply(a: Any, b: Any) -> int:
+        for operand in (a, b):
+            if isinstance(operand, bool) or not isinstance(operand, (int, float)):
+                raise TemplateFunctionError(f"{name}() needs numbers")
+            int64(operand, f"an operand of {name}()")
+        return int64(operation(a, b), f"{name}()")
+
+    return apply
 
 
 def _date_time_add(*_: Any) -> Any:
@@ -251,9 +314,9 @@ PURE_FUNCTIONS: dict[str, Function] = {
     "tolower": lambda s: s.lower(),
     "toupper": lambda s: s.upper(),
     "trim": lambda s: s.strip(),
-    "replace": lambda s, old, new: s.replace(old, new),
+    "replace": _replace,
     "split": _split,
-    "join": lambda items, sep: sep.join(_string(i) for i in items),
+    "join": _join,
     "substring": _sub_string,
     "indexof": lambda s, x: s.lower().find(x.lower()),
     "lastindexof": lambda s, x: s.lower().rfind(x.lower()),
@@ -278,11 +341,11 @@ PURE_FUNCTIONS: dict[str, Function] = {
     "greaterorequals": lambda a, b: a >= b,
     "less": lambda a, b: a < b,
     "lessorequals": lambda a, b: a <= b,
-    "add": lambda a, b: a + b,
-    "sub": lambda a, b: a - b,
-    "mul": lambda a, b: a * b,
-    "div": lambda a, b: int(a / b),
-    "mod": lambda a, b: a % b,
+    "add": _arithmetic("add", operator.add),
+    "sub": _arithmetic("sub", operator.sub),
+    "mul": _arithmetic("mul", operator.mul),
+    "div": _arithmetic("div", lambda a, b: int(a / b)),
+    "mod": _arithmetic("mod", operator.mod),
     "min": lambda *a: min(a[0]) if len(a) == 1 and isinstance(a[0], list) else min(a),
     "max": lambda *a: max(a[0]) if len(a) == 1 and isinstance(a[0], list) else max(a),
     "range": _range,
@@ -294,7 +357,7 @@ PURE_FUNCTIONS: dict[str, Function] = {
     "shallowmerge": _shallow_merge,
     "items": _items,
     "objectkeys": lambda o: list(_whole(o).keys()),
-    "flatten": lambda items: [x for i in items for x in (i if isinstance(i, list) else [i])],
+    "flatten": _flatten,
     "uniquestring": _unique_string,
     "guid": _guid,
     "base64": lambda s: base64.b64encode(s.encode("utf-8")).decode("ascii"),

@@ -24,6 +24,7 @@ from typing import Any
 from scanner.errors import InputError
 from scanner.model.jsondoc import load_document
 from scanner.model.unknown import Unknown
+from scanner.sources.arm.wellformed import require_arm_document
 
 # envsubst's forms, as azd uses them: ${NAME}, ${NAME=default} and ${NAME-default} (default when
 # unset), ${NAME:=default} and ${NAME:-default} (also when empty).
@@ -68,6 +69,7 @@ class UnsetPlaceholder(Unknown):
 def read_parameters(path: str, environ: Mapping[str, str]) -> ParameterFile:
     """Values from an ARM parameters file (``{"parameters": {"name": {"value": ...}}}``)."""
     doc = load_document(Path(path), path)
+    require_arm_document(doc)
     section = doc.data.get("parameters")
     if not isinstance(section, dict):
         raise InputError(f"{path}: not an ARM parameters file (no 'parameters' object)")

@@ -31,16 +31,24 @@ from scanner.model.jsondoc import Document, pointer_join
 from scanner.model.resources import CoverageGap, Origin, Resource
 from scanner.model.unknown import Unknown
 from scanner.sources.arm.deployments import (
-    MAX_COPY,
     BudgetExceeded,
     Session,
     TemplateFrame,
     root_frame,
     sandbox_root,
 )
-from scanner.sources.arm.evaluator import Evaluator, Placement, Scope, is_secure, resolve_definition
+from scanner.sources.arm.evaluator import (
+    Evaluator,
+    Placement,
+    Scope,
+    is_secure,
+    require_copy_count,
+    resolve_definition,
+)
 from scanner.sources.arm.expressions import Call, ExpressionError, is_expression, parse
+from scanner.sources.arm.limits import RefusedTemplate, budget
 from scanner.sources.arm.parameters import ParameterFile, placeholder_warning
+from scanner.sources.arm.wellformed import printable, require_arm_document
 
 _BODY_KEYS = (
     "location",
@@ -106,10 +114,17 @@ class TemplateReader:
         return self.session.linked
 
     def resources(self) -> Iterator[Resource]:
+        """The template's resources. A template ARM would refuse, or one that needs more work than
+        a scan gives an input (see `limits`), ends the scan of the file: `InputError`, naming the
+        file and the JSON path."""
+        require_arm_document(self.doc)
         root = root_frame(self.session, self.doc, self.location, self.options.parameters)
         self._check_parameters()
         try:
-            yield from self._template(root, None)
+            with budget():
+                yield from self._template(root, None)
+        except RefusedTemplate as exc:  # raised where no part of the template was being read
+            raise InputError(f"{self.doc.path}: {exc}") from None
         except BudgetExceeded:
             self.session.gap(
                 f"{self.doc.path}",
@@ -140,7 +155,10 @@ class TemplateReader:
     def _template(self, frame: TemplateFrame, condition: str | None) -> Iterator[Resource]:
         for key, raw in frame.declarations():
             pointer = pointer_join(frame.pointer, "resources", key)
-            yield from self._declaration(frame, key, raw, pointer, frame.scope, None, condition)
+            try:
+                yield from self._declaration(frame, key, raw, pointer, frame.scope, None, condition)
+            except RefusedTemplate as exc:
+                raise InputError(f"{frame.document.path}: at {printable(pointer)}: {exc}") from None
 
     def _declaration(
         self,
@@ -153,11 +171,12 @@ class TemplateReader:
         condition: str | None,
     ) -> Iterator[Resource]:
         if not isinstance(raw, dict):
-            raise InputError(f"{frame.document.path}: resource at {pointer or '/'} is not an object")
+            raise InputError(f"{frame.document.path}: resource at {printable(pointer) or '/'} is not an object")
         raw_type = raw.get("type")
         if not isinstance(raw_type, str):
             raise InputError(
-                f"{frame.document.path}: resource at {pointer} has a non-string type ({type(raw_type).__name__})"
+                f"{frame.document.path}: resource at {printable(pointer)} has a non-string type "
+                f"({type(raw_type).__name__})"
             )
         if raw.get("existing") is True or "import" in raw or "extension" in raw:
             return
@@ -176,12 +195,12 @@ class TemplateReader:
             return
         if not isinstance(count, int) or isinstance(count, bool):
             return
-        if count > MAX_COPY:
-            frame.session.warn(
-                f"{frame.document.path}: copy count {count} at {pointer} is above ARM's limit of {MAX_COPY}; "
-                f"evaluated the first {MAX_COPY}"
-            )
-        for i in range(min(count, MAX_COPY)):
+        try:
+            require_copy_count(count, f"'{printable(loop)}'", copy.get("count"))
+        except RefusedTemplate as exc:
+            where = printable(pointer_join(pointer, "copy", "count"))
+            raise InputError(f"{frame.document.path}: at {where}: {exc}") from None
+        for i in range(count):
             looped = scope.child(copy_index=i, loops={**scope.loops, loop: i})
             yield from self._instance(frame, key, raw, pointer, looped, parent, condition, i)
 
@@ -205,6 +224,7 @@ class TemplateReader:
             frame.session.warn(f"{frame.document.path}: type of the resource at {pointer} cannot be evaluated; skipped")
             return
         instance = frame.instance_path(key, index)
+        frame.count_deployed(pointer)
         if resource_type.lower() == T.DEPLOYMENT.lower():
             module = frame.module(key, raw, scope, index, pointer)
             if module is not None:
