@@ -51,9 +51,10 @@ class ScanTimeout(BoundaryError):
 class Limits:
     """The bounds of one scan. The defaults suit real ARM; tests shorten them."""
 
+    # azure-core waits 300 s for each (azure/core/configuration.py, ConnectionConfiguration): a
+    # stalled endpoint would hold a worker that long per try. These are azai's choices.
     connect_timeout: float = 10.0
-    # ARM answers within 60 s or returns 504 GatewayTimeout itself; a socket quiet for longer is stalled.
-    read_timeout: float = 60.0
+    read_timeout: float = 60.0  # seconds of silence on a socket
     response_seconds: float = 120.0  # a whole body, however it trickles
     # Resource Graph pages hold at most 1000 rows (shared/reference/azure-live.md §Resource Graph);
     # 64 MB is far above 1000 full resource bodies.
@@ -62,8 +63,8 @@ class Limits:
     # a longer wait is not worth a scan's time: the scope becomes a coverage gap.
     retry_after: float = 60.0
     backoff_factor: float = 0.8
-    # Retries per scan: a floor, plus a share of the requests sent (the retry budget of
-    # Finagle and gRPC), so a healthy large scan keeps retrying throttles and a storm does not.
+    # Retries per scan: a floor, plus a share of the requests sent (in the manner of Finagle's
+    # RetryBudget), so a healthy large scan keeps retrying throttles and a storm does not.
     retry_floor: int = 50
     retry_share: float = 0.1
     # Pages of one collection: 1000 pages of 1000 Resource Graph rows is a million resources
@@ -230,15 +231,25 @@ def retry_policy(boundary: Boundary, **kwargs: Any) -> Any:
     return _retry_policy_class()(boundary, **kwargs)
 
 
-def endpoint_only_policy(boundary: Boundary) -> Any:
-    """The policy that keeps every request, and so the token, on the ARM endpoint's origin."""
+@functools.cache
+def _endpoint_policy_class() -> type:
     from azure.core.pipeline.policies import SansIOHTTPPolicy
 
     class EndpointOnlyPolicy(SansIOHTTPPolicy):  # type: ignore[type-arg]
-        def on_request(self, request: Any) -> None:
-            boundary.check_origin(request.http_request.url)
+        """Refuses any request off the ARM endpoint's origin, before the token is added."""
 
-    return EndpointOnlyPolicy()
+        def __init__(self, boundary: Boundary) -> None:
+            self.boundary = boundary
+
+        def on_request(self, request: Any) -> None:
+            self.boundary.check_origin(request.http_request.url)
+
+    return EndpointOnlyPolicy
+
+
+def endpoint_only_policy(boundary: Boundary) -> Any:
+    """The policy that keeps every request, and so the token, on the ARM endpoint's origin."""
+    return _endpoint_policy_class()(boundary)
 
 
 def bounded_adapter(boundary: Boundary) -> Any:
