@@ -68,7 +68,8 @@ def idle_gpu(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     ## Undetermined when
 
     The resource is a GPU resource but no utilization metrics are available for it (metrics are
-    missing, or the scan could not read them). Missing metrics never count as a pass.
+    missing, the scan could not read them, or a sample is not a finite number). Missing metrics
+    never count as a pass.
 
     ## Options
 
@@ -99,7 +100,7 @@ def idle_gpu(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
         return
     source = ctx.utilization
     stats = source.gpu_utilization(resource) if source is not None else None
-    if stats is None or not stats.samples:
+    if stats is None or not stats.measured:
         known(Unknown("no utilization metrics for this GPU resource"))
         return
     proxy = stats.confidence == "low"  # CPU standing in for a GPU metric: Advisor's idle thresholds

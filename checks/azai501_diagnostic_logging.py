@@ -69,7 +69,8 @@ def diagnostic_logging(resource: Resource, ctx: CheckContext) -> Iterator[Violat
 
     ## Undetermined when
 
-    The account kind or the setting's destination is unknown before deploy.
+    The account kind or the setting's destination is unknown before deploy, or a live scan
+    could not read the resource's diagnostic settings (a coverage gap says why).
 
     ## Why
 
@@ -81,6 +82,8 @@ def diagnostic_logging(resource: Resource, ctx: CheckContext) -> Iterator[Violat
         known(resource.body.get("kind", "")), *T.OPENAI_KINDS
     ):
         return
+    # A live scan that could not read the settings leaves an Unknown here: no finding on a failed read.
+    known(resource.body.get(LiveRead.DIAGNOSTIC_SETTINGS.value))
     settings = ctx.inventory.extensions(resource, T.DIAGNOSTIC_SETTING)
     if any(known(s.get("properties.workspaceId")) for s in settings):
         return

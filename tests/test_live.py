@@ -316,8 +316,12 @@ def test_the_transport_refuses_writes_and_registration_is_not_in_the_pipeline(se
     emulator = serve(Estate.load(demo_estate_path()))
     factory = ClientFactory(arm_endpoint=emulator.endpoint)
     client = factory.resources(emulator.estate.subscription_ids()[0])
-    names = [type(p).__name__ for p in factory._policies()]
-    assert "ARMAutoResourceProviderRegistrationPolicy" not in names and "RetryPolicy" in names
+    from azure.core.pipeline.policies import RetryPolicy
+
+    policies = factory._policies()
+    names = [type(p).__name__ for p in policies]
+    assert "ARMAutoResourceProviderRegistrationPolicy" not in names
+    assert [type(p).__name__ for p in policies if isinstance(p, RetryPolicy)] == ["BoundedRetryPolicy"]
     with pytest.raises(ReadOnlyViolation):
         client.send_request(
             HttpRequest("PUT", "/subscriptions/x/providers/Microsoft.Compute/register", params={"api-version": "1"})

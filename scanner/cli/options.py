@@ -73,6 +73,13 @@ live_options = _apply(
             "--arm-endpoint", metavar="URL", help="Send every management-plane call (Resource Graph included) to URL."
         ),
         click.option(
+            "--timeout",
+            type=click.FloatRange(min=0, min_open=True),
+            metavar="SECONDS",
+            help="End the live reads after SECONDS: what was not read by then is reported as a coverage gap "
+            "(exit 3). [default: no limit; each request still times out]",
+        ),
+        click.option(
             "--save-inventory",
             metavar="FILE",
             help="Write the resources read as a snapshot: a later 'azai drift' BASE, and what SARIF results "

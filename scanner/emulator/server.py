@@ -4,8 +4,9 @@ What it reproduces, because the scanner must cope with it (shared/reference/azur
 Bearer tokens required (401 without), ``api-version`` required (400 without), ``nextLink``
 paging with absolute links, case-insensitive routes, ``x-ms-*`` headers, Resource Graph
 ``$skipToken`` paging, and injected faults: 429 with ``Retry-After``, transient 5xx, slow
-responses, 403 on chosen subscriptions. Every request is logged, so tests can assert that a
-scan never wrote. A plain-HTTP managed-identity token endpoint lets an unchanged
+responses, 403 on chosen subscriptions, and hostile answers (`scanner.emulator.hostile`): links
+off the endpoint or in a loop, stalls, trickles, any status, headers or body. Every request is
+logged, so tests can assert that a scan never wrote. A plain-HTTP managed-identity token endpoint lets an unchanged
 ``DefaultAzureCredential`` authenticate (App Service flow: IDENTITY_ENDPOINT, IDENTITY_HEADER).
 """
 
@@ -26,6 +27,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 from scanner.emulator.cert import make_certificate
 from scanner.emulator.estate import Estate
+from scanner.emulator.hostile import Answer, Witness, deliver, render
 
 IDENTITY_HEADER = "azai-emulator"
 _TYPES_IN_QUERY = re.compile(r"type\s+in~\s*\(([^)]*)\)", re.IGNORECASE)
@@ -41,6 +43,17 @@ class Faults:
     latency_seconds: float = 0.0  # added to every response
     deny_subscriptions: set[str] = field(default_factory=set)  # 403 AuthorizationFailed
     page_size: int = 100  # ARM list page size (Resource Graph pages by $top, at most 1000)
+    # Hostile answers by lower-case path suffix: every request whose path ends with one gets it.
+    answers: dict[str, Answer] = field(default_factory=dict)
+    # The next-page link of a collection's first page (the $skipToken of a Resource Graph
+    # answer), by lower-case path suffix: in a string, "{offhost}" becomes the witness's
+    # origin and "{same}" the request's own URL (a loop); any other value is sent as it is.
+    next_links: dict[str, Any] = field(default_factory=dict)
+
+
+def _by_suffix(table: dict[str, Any], path: str) -> Any:
+    lowered = path.lower()
+    return next((value for suffix, value in table.items() if lowered.endswith(suffix)), None)
 
 
 @dataclass(frozen=True)
@@ -68,6 +81,8 @@ class Emulator:
         context.load_cert_chain(self.ca_bundle, key)
         self._arm.socket = context.wrap_socket(self._arm.socket, server_side=True)
         self._identity = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self, tls=False))
+        self.witness = Witness(self.ca_bundle, key)
+        self.stopping = threading.Event()  # ends stalled and trickled answers
         self._threads: list[threading.Thread] = []
 
     @property
@@ -88,7 +103,7 @@ class Emulator:
         }
 
     def start(self) -> Emulator:
-        for server in (self._arm, self._identity):
+        for server in (self._arm, self._identity, self.witness.server):
             # A short poll: stopping waits for it, and tests start and stop emulators often.
             thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
             thread.start()
@@ -104,10 +119,12 @@ class Emulator:
             self.log = []
             self._counter = 0
             self._faulted = set()
+            self.witness.seen.clear()
         return self
 
     def stop(self) -> None:
-        for server in (self._arm, self._identity):
+        self.stopping.set()
+        for server in (self._arm, self._identity, self.witness.server):
             server.shutdown()
             server.server_close()
         self._directory.cleanup()
@@ -214,6 +231,11 @@ def _handler(emulator: Emulator, tls: bool) -> type[BaseHTTPRequestHandler]:
                 return self._error(
                     400, "MissingApiVersionParameter", "The api-version query parameter (?api-version=) is required."
                 )
+            answer: Answer | None = _by_suffix(faults.answers, path)
+            if answer is not None:
+                token = self.headers.get("Authorization", "").removeprefix("Bearer ")
+                deliver(self, answer, render(answer, token, emulator.witness.endpoint), emulator.stopping)
+                return emulator.record(LoggedRequest(self.command, split.path, split.query, answer.status))
             fault = emulator.fault_for(f"{self.command} {self.path} {json.dumps(body, sort_keys=True)}")
             if fault == "throttle":
                 seconds = faults.retry_after_seconds
@@ -261,7 +283,16 @@ def _handler(emulator: Emulator, tls: bool) -> type[BaseHTTPRequestHandler]:
             if start + size < len(items):
                 params = {"api-version": query["api-version"][0], "$skiptoken": str(start + size)}
                 page["nextLink"] = f"{emulator.endpoint}{path}?{urlencode(params)}"
+            hostile = _by_suffix(emulator.faults.next_links, path)
+            if hostile is not None and start == 0:
+                page["nextLink"] = self._link(hostile)
             self._send(200, page)
+
+        def _link(self, value: Any) -> Any:
+            if not isinstance(value, str):
+                return value
+            own = emulator.endpoint + self.path
+            return value.replace("{offhost}", emulator.witness.endpoint).replace("{same}", own)
 
         def _get(self, path: str, query: dict[str, list[str]]) -> None:
             lowered = path.lower()
@@ -428,6 +459,9 @@ def _handler(emulator: Emulator, tls: bool) -> type[BaseHTTPRequestHandler]:
             }
             if skip + top < len(rows):
                 result["$skipToken"] = str(skip + top)
+            hostile = _by_suffix(emulator.faults.next_links, "/providers/microsoft.resourcegraph/resources")
+            if hostile is not None:
+                result["$skipToken"] = self._link(hostile)
             self._send(200, result, {"x-ms-user-quota-remaining": "14", "x-ms-user-quota-resets-after": "00:00:05"})
 
     return Handler

@@ -5,6 +5,7 @@ Sources produce it, checks consult it through their context; IaC scans have none
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -21,6 +22,12 @@ class GpuUtilization:
     nodes: float
     metric: str
     confidence: str
+
+    @property
+    def measured(self) -> bool:
+        """Whether there are samples and every one is a finite number: NaN compares false with
+        any threshold, so a window holding one would look neither idle nor busy."""
+        return bool(self.samples) and all(math.isfinite(s) for s in self.samples)
 
     @property
     def average_percent(self) -> float:

@@ -43,6 +43,7 @@ class RunRequest:
     live: LiveScope = field(default_factory=LiveScope)
     cloud: str = "AzureCloud"
     arm_endpoint: str | None = None
+    timeout: float | None = None  # seconds for the live reads; the rest becomes a coverage gap
     save_inventory: str | None = None
     progress: bool = False
     prices_file: str | None = None
@@ -115,7 +116,7 @@ def collect_live_inventory(request: RunRequest, needs: LiveNeeds | None = None) 
     from scanner.sources.live.clients import ClientFactory
     from scanner.sources.live.collect import Progress, collect_live
 
-    factory = ClientFactory(request.cloud, request.arm_endpoint)
+    factory = ClientFactory(request.cloud, request.arm_endpoint, timeout=request.timeout)
     try:
         return collect_live(request.live, factory, Progress(request.progress), needs=needs)
     finally:

@@ -1,10 +1,12 @@
 """The one place the Azure SDK is configured: credential, cloud or endpoint, TLS, pipeline.
 
 Every client gets the same pipeline, built here without the SDK's automatic resource-provider
-registration (a POST, then unbounded polling, on a 409), with bounded retries that honour
-``Retry-After``. Underneath sits a transport that refuses any request that could write (only
-GET, and POST to Resource Graph, pass) and spaces requests with token buckets per subscription
-and for Resource Graph, so a large scan stays inside ARM's quotas.
+registration (a POST, then unbounded polling, on a 409), with the live boundary
+(`scanner.sources.live.boundary`): the token only for the ARM endpoint's origin, bounded
+retries that honour ``Retry-After`` up to a limit, timeouts on every request and a time limit
+on the scan. Underneath sits a transport that refuses any request that could write (only GET,
+and POST to Resource Graph, pass) and spaces requests with token buckets per subscription and
+for Resource Graph, so a large scan stays inside ARM's quotas.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
+
+from scanner.sources.live.boundary import Boundary, Limits, bounded_adapter, endpoint_only_policy, retry_policy
+from scanner.sources.live.redaction import RecordingCredential
 
 CLOUDS = {
     "AzureCloud": ("https://management.azure.com", "login.microsoftonline.com"),
@@ -76,7 +81,7 @@ class RateLimits:
             return self._buckets[key]
 
 
-def _transport(limits: RateLimits, verify: str | bool, counter: list[int]) -> Any:
+def _transport(limits: RateLimits, verify: str | bool, boundary: Boundary) -> Any:
     import requests
     from azure.core.pipeline.transport import RequestsTransport
 
@@ -86,13 +91,21 @@ def _transport(limits: RateLimits, verify: str | bool, counter: list[int]) -> An
             path = urlsplit(request.url).path.lower()
             if method not in ("GET", "HEAD") and not (method == "POST" and path.endswith(GRAPH_PATH)):
                 raise ReadOnlyViolation(f"refused {method} {request.url}: azai scans are read-only")
+            boundary.check_origin(request.url)  # the policy's check, again where bytes leave
             limits.bucket(request.url).acquire()
-            counter[0] += 1
+            left = boundary.remaining()
+            bounds = boundary.limits
+            timeouts = (("connection_timeout", bounds.connect_timeout), ("read_timeout", bounds.read_timeout))
+            for option, default in timeouts:
+                given = kwargs.get(option)
+                wanted = min(default, given) if isinstance(given, (int, float)) else default
+                kwargs[option] = wanted if left is None else min(wanted, left)
+            boundary.sent()
             return super().send(request, **kwargs)
 
     session = requests.Session()
-    adapter = requests.adapters.HTTPAdapter(pool_connections=64, pool_maxsize=64)
-    session.mount("https://", adapter)
+    session.mount("https://", bounded_adapter(boundary))
+    session.mount("http://", bounded_adapter(boundary))
     return ReadOnlyTransport(session=session, session_owner=False, connection_verify=verify)
 
 
@@ -100,7 +113,12 @@ class ClientFactory:
     """Builds every azure-mgmt client from one credential, endpoint, transport and pipeline."""
 
     def __init__(
-        self, cloud: str = "AzureCloud", arm_endpoint: str | None = None, limits: RateLimits | None = None
+        self,
+        cloud: str = "AzureCloud",
+        arm_endpoint: str | None = None,
+        limits: RateLimits | None = None,
+        bounds: Limits | None = None,
+        timeout: float | None = None,
     ) -> None:
         from azure.identity import DefaultAzureCredential
 
@@ -112,13 +130,23 @@ class ClientFactory:
         manager, authority = CLOUDS[cloud]
         self.base_url = (arm_endpoint or manager).rstrip("/")
         self.scope = f"{manager}/.default"
-        self.credential = DefaultAzureCredential(authority=authority, exclude_interactive_browser_credential=True)
+        self.boundary = Boundary(self.base_url, bounds, timeout)
+        self.credential = RecordingCredential(
+            DefaultAzureCredential(authority=authority, exclude_interactive_browser_credential=True),
+            self.boundary.redactor,
+        )
         verify: str | bool = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("SSL_CERT_FILE") or True
-        self.requests = [0]
-        self.transport = _transport(limits or RateLimits(), verify, self.requests)
+        self.transport = _transport(limits or RateLimits(), verify, self.boundary)
+
+    @property
+    def requests(self) -> int:
+        """Requests sent so far (retries included)."""
+        return self.boundary.requests
 
     def _policies(self) -> list[Any]:
-        """The SDK's default ARM pipeline minus ARMAutoResourceProviderRegistrationPolicy."""
+        """The SDK's default ARM pipeline minus ARMAutoResourceProviderRegistrationPolicy, with
+        the boundary's retry policy, and its origin check just before authentication, where
+        every attempt (a redirect, a retry, a next page) passes before the token is added."""
         from azure.core.pipeline import policies
         from azure.mgmt.core.policies import ARMChallengeAuthenticationPolicy, ARMHttpLoggingPolicy
 
@@ -131,9 +159,8 @@ class ClientFactory:
             policies.ProxyPolicy(),
             policies.ContentDecodePolicy(),
             policies.RedirectPolicy(),
-            policies.RetryPolicy(
-                retry_total=6, retry_status=6, retry_backoff_factor=0.8, retry_backoff_max=60, timeout=600
-            ),
+            retry_policy(self.boundary, retry_total=4, retry_status=4, retry_backoff_max=20, timeout=600),
+            endpoint_only_policy(self.boundary),
             ARMChallengeAuthenticationPolicy(self.credential, self.scope),
             policies.CustomHookPolicy(),
             policies.NetworkTraceLoggingPolicy(),

@@ -14,8 +14,14 @@ declarations): Resource Graph is asked for the types they read, and for the pare
 children among those types are listed under; per-resource reads (diagnostic settings,
 environment versions, metrics) are made only for the resources a rule declared them for.
 
-A 403, 404, timeout or exhausted retry narrows coverage and never stops the scan; each becomes
-a `CoverageGap` that every report shows. An authentication failure ends the run.
+A 403, 404, timeout, exhausted retry, or an answer the live boundary refuses (a link off the
+ARM endpoint, a repeating link, a shape the API does not promise: `boundary`, `shapes`)
+narrows coverage and never stops the scan; each becomes a `CoverageGap` that every report
+shows, its reason redacted of secrets. A per-resource read that failed also leaves an
+`Unknown` in that resource's body under the read's ARM type (``body[LiveRead.X.value]``), so a
+rule that needed it is undetermined there rather than deciding on a read that never happened.
+Reads refused because the scan's time limit passed are reported as one gap. An authentication
+failure ends the run.
 """
 
 from __future__ import annotations
@@ -33,7 +39,10 @@ from scanner.model import azure_types as T
 from scanner.model import vmsizes
 from scanner.model.needs import LiveNeeds, LiveRead, ReadSubject
 from scanner.model.resources import CoverageGap, Origin, Resource, parse_resource_id
+from scanner.model.unknown import Unknown
 from scanner.model.vmsizes import SizeCatalog
+from scanner.sources.live import shapes
+from scanner.sources.live.boundary import BoundaryError, PageTrail, ScanTimeout, every_item
 from scanner.sources.live.clients import ClientFactory
 from scanner.sources.live.metrics import LiveUtilization, collect_utilization
 
@@ -57,6 +66,8 @@ SUBSCRIPTIONS_QUERY = (
     "resourcecontainers | where type =~ 'microsoft.resources/subscriptions' "
     "| project id, subscriptionId | order by id asc"
 )
+# The columns every discovered row must have, as strings: the rest of the collector reads them.
+ROW_COLUMNS = ("id", "name", "type", "subscriptionId", "resourceGroup")
 SUBSCRIPTIONS_PER_QUERY = 300
 PAGE_SIZE = 1000
 ML_API = "2025-12-01"
@@ -207,6 +218,8 @@ class Collector:
         # The discovered types whose rows have children to list.
         self.parents = frozenset(LISTED_UNDER[t] for t in self.collected if t in LISTED_UNDER) - set(LISTED_UNDER)
         self.coverage: list[CoverageGap] = []
+        self.boundary = factory.boundary
+        self.timed_out: list[str] = []  # scopes not read because the scan's time limit passed
 
     def wants(self, read: LiveRead, body: dict[str, Any] | Resource) -> bool:
         """Whether ``read`` is to be made for this resource (a row, a listed body or a Resource)."""
@@ -219,27 +232,46 @@ class Collector:
         return row["type"].lower() in self.parents or self.wants(LiveRead.DIAGNOSTIC_SETTINGS, row)
 
     def _guard(self, scope: str, action: Callable[[], Any], gaps: list[CoverageGap] | None = None) -> Any:
-        """Run one call; an access or availability failure becomes a coverage gap."""
+        """Run one call; an access or availability failure, or an answer the boundary refuses,
+        becomes a coverage gap (the scan's time limit, one gap for every scope it stopped)."""
         from azure.core.exceptions import AzureError
 
         try:
             return action()
-        except AzureError as exc:
+        except ScanTimeout:
+            self.timed_out.append(scope)
+        except RecursionError:  # JSON nested deeper than Python parses, wherever it was decoded
+            (self.coverage if gaps is None else gaps).append(CoverageGap(scope, None, "the answer nests too deeply"))
+        except (AzureError, BoundaryError) as exc:
+            reason = self.boundary.redactor.text(_reason(exc))
             if _is_auth_failure(exc):
-                raise InputError(f"authentication failed: {_reason(exc)}") from None
-            (self.coverage if gaps is None else gaps).append(CoverageGap(scope, _status(exc), _reason(exc)))
-            return None
+                raise InputError(f"authentication failed: {reason}") from None
+            (self.coverage if gaps is None else gaps).append(CoverageGap(scope, _status(exc), reason))
+        return None
+
+    def time_limit_gap(self) -> list[CoverageGap]:
+        """One gap for the reads the scan's time limit stopped, naming the first few."""
+        if not self.timed_out:
+            return []
+        named = ", ".join(sorted(self.timed_out)[:3]) + (", ..." if len(self.timed_out) > 3 else "")
+        reason = f"the scan's time limit of {self.boundary.timeout:g} s was reached before these were read: {named}"
+        return [CoverageGap(f"{len(self.timed_out)} read(s)", None, reason)]
 
     def subscriptions(self, scope: LiveScope) -> list[str]:
         found = list(dict.fromkeys(s.lower() for s in scope.subscriptions))
         if scope.all_subscriptions:
             listed = self._guard(
-                "/subscriptions", lambda: [s.subscription_id for s in self.factory.subscriptions().subscriptions.list()]
+                "/subscriptions",
+                lambda: [
+                    shapes.subscription_id(s)
+                    for s in every_item(self.factory.subscriptions().subscriptions.list(), self.boundary.limits)
+                ],
             )
             found += [s.lower() for s in listed or [] if s.lower() not in found]
         for group in scope.management_groups:
             pages = self._graph_pages(
                 SUBSCRIPTIONS_QUERY,
+                ("id", "subscriptionId"),
                 management_groups=[group],
                 scope=f"/providers/Microsoft.Management/managementGroups/{group}",
             )
@@ -250,15 +282,18 @@ class Collector:
     def _graph_pages(
         self,
         query: str,
+        columns: tuple[str, ...],
         scope: str,
         subscriptions: list[str] | None = None,
         management_groups: list[str] | None = None,
         gaps: list[CoverageGap] | None = None,
     ) -> Iterator[list[dict[str, Any]]]:
-        """Resource Graph result pages, following ``skip_token``; a failure ends them with a gap."""
+        """Resource Graph result pages, following ``skip_token`` (held to a `PageTrail`), each
+        row with string ``columns``; a failure ends them with a gap."""
         from azure.mgmt.resourcegraph.models import QueryRequest, QueryRequestOptions
 
         client = self.factory.graph()
+        trail = PageTrail(self.boundary.limits)
         token: str | None = None
         while True:
             request = QueryRequest(
@@ -269,13 +304,20 @@ class Collector:
                     top=PAGE_SIZE, skip_token=token, result_format="objectArray", allow_partial_scopes=True
                 ),
             )
-            response = self._guard(scope, functools.partial(client.resources, request), gaps)
-            if response is None:
+            page = self._guard(scope, functools.partial(self._graph_page, client, request, columns, trail), gaps)
+            if page is None:
                 return
-            yield list(response.data)
-            token = response.skip_token
+            rows, token = page
+            yield rows
             if not token:
                 return
+
+    @staticmethod
+    def _graph_page(
+        client: Any, request: Any, columns: tuple[str, ...], trail: PageTrail
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        rows, token = shapes.graph_page(client.resources(request), columns)
+        return rows, trail.follow(token) if token else None
 
     def discover(self, subscriptions: list[str]) -> Iterator[dict[str, Any]]:
         """AI-relevant resources of these subscriptions, page by page, so details can start early.
@@ -295,7 +337,7 @@ class Collector:
         gaps: list[CoverageGap] = []
         scope = f"/subscriptions/{batch[0]}" if len(batch) == 1 else f"{len(batch)} subscriptions"
         found = False
-        for page in self._graph_pages(_kql(self.graph_types), scope, subscriptions=batch, gaps=gaps):
+        for page in self._graph_pages(_kql(self.graph_types), ROW_COLUMNS, scope, subscriptions=batch, gaps=gaps):
             found = True
             self.progress.update(resources=len(page))
             yield from page
@@ -314,7 +356,10 @@ class Collector:
         logged = [body for body in (parent, *found) if self.wants(LiveRead.DIAGNOSTIC_SETTINGS, body)]
         for body in logged:
             url = f"{body['id']}/providers/Microsoft.Insights/diagnosticSettings"
-            found += self._list_raw(parent["subscriptionId"], url, DIAGNOSTICS_API)
+            settings = self._list_raw(parent["subscriptionId"], url, DIAGNOSTICS_API)
+            if settings is None:
+                body[LiveRead.DIAGNOSTIC_SETTINGS.value] = Unknown("its diagnostic settings could not be read")
+            found += settings or []
         return found
 
     def _children(self, parent: dict[str, Any]) -> list[dict[str, Any]]:
@@ -325,14 +370,15 @@ class Collector:
         if kind == T.WORKSPACE.lower():
             return self._workspace_children(parent)
         if kind == T.CONTAINER_APP.lower() and T.CONTAINER_APP_AUTH.lower() in self.collected:
-            return self._list_raw(subscription, f"{parent['id']}/authConfigs", APPS_API)
+            return self._list_raw(subscription, f"{parent['id']}/authConfigs", APPS_API) or []
         return []
 
     def _agent_pools(self, cluster: dict[str, Any]) -> list[dict[str, Any]]:
         client = self.factory.containers(cluster["subscriptionId"])
         group, name = cluster["resourceGroup"], cluster["name"]
         pools = self._guard(
-            f"{cluster['id']}/agentPools", lambda: [p.as_dict() for p in client.agent_pools.list(group, name)]
+            f"{cluster['id']}/agentPools",
+            lambda: [p.as_dict() for p in every_item(client.agent_pools.list(group, name), self.boundary.limits)],
         )
         return [self._arm_body(p, f"{cluster['id']}/agentPools") for p in pools or []]
 
@@ -343,11 +389,11 @@ class Collector:
         for child, child_type in WORKSPACE_CHILDREN:
             if child_type.lower() not in self.collected:
                 continue
-            found = self._list_raw(subscription, f"{workspace['id']}/{child}", ML_API)
+            found = self._list_raw(subscription, f"{workspace['id']}/{child}", ML_API) or []
             out += found
             if child == "onlineEndpoints" and deployments:  # deployments made in Studio or the CLI are AI resources too
                 for endpoint in found:
-                    out += self._list_raw(subscription, f"{endpoint['id']}/deployments", ML_API)
+                    out += self._list_raw(subscription, f"{endpoint['id']}/deployments", ML_API) or []
         return out + self._environments(out)
 
     def _environments(self, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -371,20 +417,19 @@ class Collector:
         top["properties"] = {k: v for k, v in model.items() if k not in ("id", "name", "type")}
         return top
 
-    def get_json(self, url: str, params: dict[str, str]) -> dict[str, Any] | None:
-        """One guarded GET through the SDK pipeline; None (and a coverage gap) on failure."""
+    def get_json(self, url: str, params: dict[str, str], read: Callable[[Any], Any] = shapes.arm_object) -> Any:
+        """One guarded GET through the SDK pipeline, its JSON checked and read by ``read`` (by
+        default: one ARM resource); None (and a coverage gap) on failure."""
         from azure.core.rest import HttpRequest
 
         client = self.factory.resources(url.split("/")[2] if url.startswith("/subscriptions/") else "")
 
-        def fetch() -> dict[str, Any]:
+        def fetch() -> Any:
             response = client.send_request(HttpRequest("GET", url, params=params))
             response.raise_for_status()
-            loaded: dict[str, Any] = response.json()
-            return loaded
+            return read(shapes.json_body(response))
 
-        result: dict[str, Any] | None = self._guard(url, fetch)
-        return result
+        return self._guard(url, fetch)
 
     def gpu_sizes(self, subscription: str, resources: list[Resource]) -> SizeCatalog:
         """Confirm GPU capability, through the resource SKUs API, of sizes the bundled table lacks."""
@@ -394,36 +439,41 @@ class Collector:
         client = self.factory.compute(subscription)
         confirmed: set[str] = set()
 
-        def region_skus(region: str) -> list[Any]:
-            return list(client.resource_skus.list(filter=f"location eq '{region}'"))
+        def region_gpus(region: str, wanted: set[str]) -> list[str]:
+            skus = every_item(client.resource_skus.list(filter=f"location eq '{region}'"), self.boundary.limits)
+            return [sku.name.lower() for sku in skus if _is_gpu_sku(sku, wanted)]
 
         for region, wanted in sorted(unlisted.items()):
-            skus = self._guard(
+            gpus = self._guard(
                 f"/subscriptions/{subscription}/providers/Microsoft.Compute/skus?location={region}",
-                functools.partial(region_skus, region),
+                functools.partial(region_gpus, region, wanted),
             )
-            confirmed.update(sku.name.lower() for sku in skus or [] if _is_gpu_sku(sku, wanted))
+            confirmed.update(gpus or [])
         return SizeCatalog(frozenset(confirmed))
 
-    def _list_raw(self, subscription: str, url: str, api_version: str) -> list[dict[str, Any]]:
+    def _list_raw(self, subscription: str, url: str, api_version: str) -> list[dict[str, Any]] | None:
+        """An ARM collection through the SDK pipeline, following ``nextLink`` (held to a
+        `PageTrail`; the origin policy refuses one off the endpoint); None (and a coverage gap)
+        when it could not be read."""
         from azure.core.rest import HttpRequest
 
         client = self.factory.resources(subscription)
 
         def fetch() -> list[dict[str, Any]]:
             items: list[dict[str, Any]] = []
+            trail = PageTrail(self.boundary.limits)
             request = HttpRequest("GET", url, params={"api-version": api_version})
             while True:
                 response = client.send_request(request)
                 response.raise_for_status()
-                page = response.json()
-                items.extend(page.get("value") or [])
-                link = page.get("nextLink")
+                page, link = shapes.arm_page(shapes.json_body(response))
+                items.extend(page)
                 if not link:
                     return items
-                request = HttpRequest("GET", link)
+                request = HttpRequest("GET", trail.follow(link))
 
-        return self._guard(url, fetch) or []
+        listed: list[dict[str, Any]] | None = self._guard(url, fetch)
+        return listed
 
 
 def collect_live(
@@ -453,8 +503,8 @@ def collect_live(
     metered = [r for r in resources if collector.wants(LiveRead.METRICS, r)]
     utilization = collect_utilization(metered, sizes, collector.get_json, collector.workers)
     progress.done()
-    coverage = sorted(collector.coverage, key=lambda g: g.scope.lower())
-    return LiveInventory(resources, subscriptions, coverage, factory.requests[0], sizes, utilization)
+    coverage = sorted(collector.coverage + collector.time_limit_gap(), key=lambda g: g.scope.lower())
+    return LiveInventory(resources, subscriptions, coverage, factory.requests, sizes, utilization)
 
 
 def environment_reference(body: dict[str, Any]) -> str | None:
@@ -481,8 +531,9 @@ def _unlisted_sizes(resources: list[Resource]) -> dict[str, set[str]]:
 
 def _is_gpu_sku(sku: Any, wanted: set[str]) -> bool:
     """A resource SKU entry for one of the wanted VM sizes that has GPUs."""
-    gpus = next((c.value for c in sku.capabilities or [] if c.name == "GPUs"), "0")
-    return bool(sku.resource_type == "virtualMachines" and sku.name.lower() in wanted and float(gpus or 0) > 0)
+    if sku.resource_type != "virtualMachines" or not isinstance(sku.name, str) or sku.name.lower() not in wanted:
+        return False
+    return shapes.gpu_count(sku) > 0
 
 
 def _billing_size(resource: Resource) -> Any:

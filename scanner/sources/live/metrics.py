@@ -19,6 +19,7 @@ from scanner.model import azure_types as T
 from scanner.model.resources import Resource
 from scanner.model.utilization import GpuUtilization
 from scanner.model.vmsizes import SizeCatalog
+from scanner.sources.live.shapes import metric_series
 
 METRICS_API = "2024-02-01"
 LOOKBACK_DAYS = 7
@@ -40,17 +41,6 @@ class LiveUtilization:
 def _timespan(now: dt.datetime) -> str:
     start = now - dt.timedelta(days=LOOKBACK_DAYS)
     return f"{start.strftime('%Y-%m-%dT%H:00:00Z')}/{now.strftime('%Y-%m-%dT%H:00:00Z')}"
-
-
-def _series(payload: dict[str, Any]) -> dict[str, list[float]]:
-    """Samples per dimension value ("" when the metric has no dimension)."""
-    out: dict[str, list[float]] = {}
-    for metric in payload.get("value") or []:
-        for series in metric.get("timeseries") or []:
-            key = next((str(m.get("value", "")) for m in series.get("metadatavalues") or []), "")
-            samples = [float(d["average"]) for d in series.get("data") or [] if d.get("average") is not None]
-            out[key.lower()] = samples
-    return out
 
 
 def _size(resource: Resource) -> Any:
@@ -77,8 +67,9 @@ def collect_utilization(
 ) -> LiveUtilization:
     """Fetch the lookback window's hourly samples for every running GPU resource.
 
-    ``fetch(url, params) -> dict | None`` is the collector's guarded GET, so a failure becomes a
-    coverage gap and the resource stays undetermined.
+    ``fetch(url, params, read) -> Any | None`` is the collector's guarded GET, with
+    `metric_series` reading the answer, so a failure or a sample that is not a finite number
+    becomes a coverage gap and the resource stays undetermined.
     """
     timespan = _timespan(now or dt.datetime.now(dt.UTC))
     window = f"{LOOKBACK_DAYS} days (hourly)"
@@ -109,8 +100,9 @@ def collect_utilization(
                 "$filter": "ComputeName eq '*'",
                 "api-version": METRICS_API,
             },
+            metric_series,
         )
-        series = _series(payload or {})
+        series = payload or {}
         for compute in computes:
             samples = series.get(compute.name.rsplit("/", 1)[-1].lower())
             if samples:
@@ -128,8 +120,9 @@ def collect_utilization(
                 "timespan": timespan,
                 "api-version": METRICS_API,
             },
+            metric_series,
         )
-        samples = _series(payload or {}).get("")
+        samples = (payload or {}).get("")
         if samples:
             found.by_id[resource.id.lower()] = GpuUtilization(
                 tuple(samples),

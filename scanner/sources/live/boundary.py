@@ -1,0 +1,306 @@
+"""The live boundary: where azai's token may go, and how long and how much it waits for answers.
+
+A scan talks to one ARM endpoint and must end, with a report, whatever that endpoint answers.
+Every request of a scan passes here, in the pipeline that `ClientFactory` builds:
+
+- `EndpointOnlyPolicy`, just before the authentication policy, refuses any request whose
+  origin (scheme, host, port) is not the ARM endpoint's: a ``nextLink`` or redirect elsewhere
+  never gets the token, and becomes a coverage gap naming the host.
+- `BoundedRetryPolicy` reads ``Retry-After`` in its three forms (seconds, HTTP date,
+  ``retry-after-ms``), refuses to wait longer than `Limits.retry_after`, and draws every retry
+  from a budget per scan, so a 500 storm or a throttle that never ends costs a bounded time.
+- `BoundedAdapter`, under the transport, reads each body itself: a body larger than
+  `Limits.response_bytes`, or still arriving after `Limits.response_seconds` (a connection
+  that trickles bytes), is abandoned; the issued tokens are scrubbed from every body.
+- The transport gives every request connect and read timeouts, both shortened to what is left
+  of the scan's time limit (``--timeout``), and refuses requests once it has passed.
+
+A refusal raises `BoundaryError` (or `ScanTimeout`), which the collector records as a coverage
+gap: never a crash, never a silent pass.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import email.utils
+import functools
+import math
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from scanner.sources.live.redaction import Redactor
+
+
+class BoundaryError(Exception):
+    """An answer azai refuses or cannot use; the collector makes it a coverage gap."""
+
+    def __init__(self, reason: str, status_code: int | None = None) -> None:
+        super().__init__(reason)
+        self.status_code = status_code
+
+
+class ScanTimeout(BoundaryError):
+    """The scan's time limit passed: the read was not made, or not finished."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The bounds of one scan. The defaults suit real ARM; tests shorten them."""
+
+    # azure-core waits 300 s for each (azure/core/configuration.py, ConnectionConfiguration): a
+    # stalled endpoint would hold a worker that long per try. These are azai's choices.
+    connect_timeout: float = 10.0
+    read_timeout: float = 60.0  # seconds of silence on a socket
+    response_seconds: float = 120.0  # a whole body, however it trickles
+    # Resource Graph pages hold at most 1000 rows (shared/reference/azure-live.md §Resource Graph);
+    # 64 MB is far above 1000 full resource bodies.
+    response_bytes: int = 64 * 1024 * 1024
+    # ARM's throttling asks for seconds ("try again after '6' seconds", azure-live.md §throttling);
+    # a longer wait is not worth a scan's time: the scope becomes a coverage gap.
+    retry_after: float = 60.0
+    backoff_factor: float = 0.8
+    # Retries per scan: a floor, plus a share of the requests sent (in the manner of Finagle's
+    # RetryBudget), so a healthy large scan keeps retrying throttles and a storm does not.
+    retry_floor: int = 50
+    retry_share: float = 0.1
+    # Pages of one collection: 1000 pages of 1000 Resource Graph rows is a million resources
+    # in one batch of subscriptions; a link that keeps changing stops there.
+    max_pages: int = 1000
+
+
+def origin(url: str) -> tuple[str, str, int | None]:
+    """Scheme, host and port, the default port made explicit; a port that cannot be read is None."""
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        return parts.scheme.lower(), (parts.hostname or "").lower(), None
+    return parts.scheme.lower(), (parts.hostname or "").lower(), port or {"https": 443, "http": 80}.get(parts.scheme)
+
+
+class Boundary:
+    """What every request of one scan shares: the endpoint, the limits, the clock, the retry
+    budget and the redactor."""
+
+    def __init__(self, endpoint: str, limits: Limits | None = None, timeout: float | None = None) -> None:
+        self.endpoint = endpoint
+        self.origin = origin(endpoint)
+        self.limits = limits or Limits()
+        self.timeout = timeout
+        self.deadline = time.monotonic() + timeout if timeout else None
+        self.redactor = Redactor()
+        self.requests = 0
+        self.retries = 0
+        self._lock = threading.Lock()
+
+    def remaining(self) -> float | None:
+        """Seconds left of the scan's time limit (None: no limit); a `ScanTimeout` when none are."""
+        if self.deadline is None:
+            return None
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise ScanTimeout(f"not read: the scan's time limit of {self.timeout:g} s was reached")
+        return left
+
+    def sent(self) -> None:
+        with self._lock:
+            self.requests += 1
+
+    def allow_retry(self, wait: float) -> bool:
+        """Whether a retry after ``wait`` seconds fits the budget and the time limit; it is spent if so."""
+        left = self.remaining()
+        if left is not None and wait >= left:
+            return False
+        with self._lock:
+            if self.retries >= self.limits.retry_floor + self.limits.retry_share * self.requests:
+                return False
+            self.retries += 1
+            return True
+
+    def check_origin(self, url: str) -> None:
+        if origin(url) != self.origin:
+            host = urlsplit(url).netloc or url[:80]
+            raise BoundaryError(f"refused a link to {self.redactor.text(host)}: the token goes only to {self.endpoint}")
+
+
+class PageTrail:
+    """The continuation links of one collection: a link seen before (a loop) or a page past
+    `Limits.max_pages` ends it with a `BoundaryError`."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.seen: set[str] = set()
+
+    def follow(self, link: str) -> str:
+        if link in self.seen:
+            raise BoundaryError(f"the next-page link repeats after {len(self.seen)} page(s)")
+        if len(self.seen) + 1 >= self.limits.max_pages:
+            raise BoundaryError(f"more than {self.limits.max_pages} pages")
+        self.seen.add(link)
+        return link
+
+
+def every_item(pager: Any, limits: Limits) -> list[Any]:
+    """Every item of an SDK pager (``ItemPaged``), its continuation links held to a `PageTrail`."""
+    trail = PageTrail(limits)
+    pages = pager.by_page()
+    items: list[Any] = []
+    for page in pages:
+        items.extend(page)
+        link = pages.continuation_token
+        if link is not None and not isinstance(link, str):  # the SDK passes it on unchecked
+            raise BoundaryError(f"the answer's nextLink is a JSON {type(link).__name__}, not a URL")
+        if link:
+            trail.follow(link)
+    return items
+
+
+def retry_after(headers: Mapping[str, str]) -> float | None:
+    """The wait a response asks for, in seconds: ``Retry-After`` as seconds or an HTTP date
+    (RFC 9110 §10.2.3), else ``retry-after-ms`` / ``x-ms-retry-after-ms`` (milliseconds, a
+    number only). None when no header holds a usable value; ``inf`` for one too large to wait."""
+    lowered = {k.lower(): v for k, v in headers.items()}
+    seconds = _seconds(lowered.get("retry-after"))
+    if seconds is None:
+        seconds = _number(lowered.get("retry-after-ms") or lowered.get("x-ms-retry-after-ms"))
+        seconds = None if seconds is None else seconds / 1000
+    return seconds
+
+
+def _seconds(value: str | None) -> float | None:
+    number = _number(value)
+    if number is not None or not value:
+        return number
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if when.tzinfo is None:  # an HTTP date is GMT
+        when = when.replace(tzinfo=dt.UTC)
+    return max(0.0, (when - dt.datetime.now(dt.UTC)).total_seconds())
+
+
+def _number(value: str | None) -> float | None:
+    """A non-negative number; an infinite or overflowing one is ``inf`` (too long), NaN is None."""
+    if not value:
+        return None
+    try:
+        number = float(value.strip())
+    except ValueError:
+        return None
+    if math.isnan(number) or number < 0:
+        return None
+    return number
+
+
+@functools.cache
+def _retry_policy_class() -> type:
+    from azure.core.pipeline import PipelineResponse
+    from azure.core.pipeline.policies import RetryPolicy
+
+    class BoundedRetryPolicy(RetryPolicy):  # type: ignore[type-arg]
+        """azure-core's retries, with a capped ``Retry-After`` and a retry budget per scan."""
+
+        def __init__(self, boundary: Boundary, **kwargs: Any) -> None:
+            super().__init__(retry_backoff_factor=boundary.limits.backoff_factor, **kwargs)
+            self.boundary = boundary
+
+        def get_retry_after(self, response: Any) -> float | None:
+            return retry_after(response.http_response.headers)
+
+        def increment(self, settings: dict[str, Any], response: Any = None, error: Any = None) -> bool:
+            if not super().increment(settings, response=response, error=error):
+                return False
+            asked = self.get_retry_after(response) if isinstance(response, PipelineResponse) else None
+            limit = self.boundary.limits.retry_after
+            if asked is not None and asked > limit:
+                status = response.http_response.status_code
+                wait = "for ever" if math.isinf(asked) else f"{asked:,.0f} s"
+                raise BoundaryError(f"the server asked to retry after {wait}; azai waits at most {limit:g} s", status)
+            return self.boundary.allow_retry(asked or self.get_backoff_time(settings))
+
+    return BoundedRetryPolicy
+
+
+def retry_policy(boundary: Boundary, **kwargs: Any) -> Any:
+    """A `BoundedRetryPolicy` (built lazily: azure-core loads only when a live scan runs)."""
+    return _retry_policy_class()(boundary, **kwargs)
+
+
+@functools.cache
+def _endpoint_policy_class() -> type:
+    from azure.core.pipeline.policies import SansIOHTTPPolicy
+
+    class EndpointOnlyPolicy(SansIOHTTPPolicy):  # type: ignore[type-arg]
+        """Refuses any request off the ARM endpoint's origin, before the token is added."""
+
+        def __init__(self, boundary: Boundary) -> None:
+            self.boundary = boundary
+
+        def on_request(self, request: Any) -> None:
+            self.boundary.check_origin(request.http_request.url)
+
+    return EndpointOnlyPolicy
+
+
+def endpoint_only_policy(boundary: Boundary) -> Any:
+    """The policy that keeps every request, and so the token, on the ARM endpoint's origin."""
+    return _endpoint_policy_class()(boundary)
+
+
+def bounded_adapter(boundary: Boundary) -> Any:
+    """A requests adapter that reads each body itself, within the size and time limits, and
+    scrubs the issued tokens from it."""
+    import requests
+
+    class BoundedAdapter(requests.adapters.HTTPAdapter):
+        def send(self, request: Any, stream: bool = False, **kwargs: Any) -> Any:  # type: ignore[override]
+            response = super().send(request, stream=True, **kwargs)
+            if stream:
+                return response
+            try:
+                body = _read_body(response, boundary)
+            except BaseException:
+                response.close()  # unread: the connection is dropped, not reused
+                raise
+            response._content = boundary.redactor.scrub(body)
+            response._content_consumed = True
+            response.close()  # read: the connection goes back to the pool
+            return response
+
+    return BoundedAdapter(pool_connections=64, pool_maxsize=64)
+
+
+def _read_body(response: Any, boundary: Boundary) -> bytes:
+    """The body, read as it arrives (``read1``: one receive at a time, so the clock is checked
+    between receives and a trickle cannot hold a read open), with requests' error mapping."""
+    import requests
+    from urllib3.exceptions import DecodeError, ProtocolError, ReadTimeoutError, SSLError
+
+    limits = boundary.limits
+    left = boundary.remaining()
+    until = time.monotonic() + min(limits.response_seconds, math.inf if left is None else left)
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        while chunk := response.raw.read1(64 * 1024, decode_content=True):
+            size += len(chunk)
+            if size > limits.response_bytes:
+                raise BoundaryError(f"the answer was larger than {limits.response_bytes:,} bytes")
+            if time.monotonic() > until:
+                boundary.remaining()  # a ScanTimeout when the scan's limit is what passed
+                raise BoundaryError(f"the answer was still arriving after {limits.response_seconds:g} s")
+            chunks.append(chunk)
+    except ProtocolError as exc:
+        raise requests.exceptions.ChunkedEncodingError(exc) from exc
+    except DecodeError as exc:
+        raise requests.exceptions.ContentDecodingError(exc) from exc
+    except ReadTimeoutError as exc:
+        raise requests.exceptions.ConnectionError(exc) from exc
+    except SSLError as exc:
+        raise requests.exceptions.SSLError(exc) from exc
+    return b"".join(chunks)

@@ -1,0 +1,121 @@
+"""The shapes azai relies on in live answers, checked where it reads them.
+
+The SDK validates little: a raw ``send_request`` answer is whatever JSON came back, and even a
+typed model's ``data`` or ``skip_token`` is whatever the server put there. Each reader below
+accepts the shape the API reference promises and raises `BoundaryError` on anything else, so a
+broken or hostile answer becomes a coverage gap instead of a crash, and an answer that cannot
+be true (an empty Resource Graph body) is never read as "nothing there".
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from scanner.sources.live.boundary import BoundaryError
+
+
+def _describe(value: Any) -> str:
+    return "nothing" if value is None else f"a JSON {type(value).__name__}"
+
+
+def json_body(response: Any) -> Any:
+    """A raw response's JSON; an empty or malformed body is a `BoundaryError`."""
+    try:
+        return response.json()
+    except ValueError:
+        raise BoundaryError("the answer is not JSON") from None
+
+
+def arm_object(value: Any, what: str = "resource") -> dict[str, Any]:
+    """One ARM resource body: an object whose ``id`` is a path, and whose ``name`` and
+    ``type``, when present, are strings."""
+    if not isinstance(value, dict):
+        raise BoundaryError(f"a {what} in the answer is {_describe(value)}, not an object")
+    identifier = value.get("id")
+    if not isinstance(identifier, str) or not identifier.startswith("/"):
+        raise BoundaryError(f"a {what} in the answer has no ARM id")
+    for key in ("name", "type"):
+        if key in value and not isinstance(value[key], str):
+            raise BoundaryError(f"a {what} in the answer has a {key} that is {_describe(value[key])}")
+    return value
+
+
+def arm_page(payload: Any) -> tuple[list[dict[str, Any]], str | None]:
+    """An ARM list page (``{"value": [...], "nextLink": "..."}``): its resources and next link."""
+    if not isinstance(payload, dict) or not isinstance(payload.get("value"), list):
+        raise BoundaryError("the answer is not an ARM list (an object with a 'value' array)")
+    link = payload.get("nextLink")
+    if link is not None and not isinstance(link, str):
+        raise BoundaryError(f"the answer's nextLink is {_describe(link)}, not a URL")
+    return [arm_object(item) for item in payload["value"]], link or None
+
+
+def graph_page(response: Any, columns: tuple[str, ...]) -> tuple[list[dict[str, Any]], str | None]:
+    """A Resource Graph answer in ``objectArray`` format: its rows, each with string
+    ``columns``, and its ``$skipToken``. An empty body deserializes to None: Resource Graph
+    always answers with ``data``, so that is a broken answer, never zero resources."""
+    data = getattr(response, "data", None)
+    if not isinstance(data, list):
+        raise BoundaryError("Resource Graph answered without a 'data' array")
+    for row in data:
+        if not isinstance(row, dict) or not all(isinstance(row.get(c), str) for c in columns):
+            raise BoundaryError(f"a Resource Graph row lacks one of {', '.join(columns)}")
+    token = getattr(response, "skip_token", None)
+    if token is not None and not isinstance(token, str):
+        raise BoundaryError(f"Resource Graph's $skipToken is {_describe(token)}")
+    return data, token or None
+
+
+def subscription_id(model: Any) -> str:
+    """A subscription list entry's id."""
+    found = getattr(model, "subscription_id", None)
+    if not isinstance(found, str) or not found:
+        raise BoundaryError("a subscription in the list has no subscriptionId")
+    return found
+
+
+def metric_series(payload: Any) -> dict[str, list[float]]:
+    """Azure Monitor ``metrics.list`` averages per dimension value ("" when the metric has no
+    dimension). A sample that is not a finite number cannot be a utilization: the whole
+    answer is refused, so the resource stays undetermined instead of looking idle or busy."""
+    if not isinstance(payload, dict) or not isinstance(payload.get("value"), list):
+        raise BoundaryError("the metrics answer has no 'value' array")
+    out: dict[str, list[float]] = {}
+    for metric in _list(payload, "value"):
+        for series in _list(metric, "timeseries"):
+            key = next((str(m.get("value", "")) for m in _list(series, "metadatavalues")), "")
+            samples = [_sample(d.get("average")) for d in _list(series, "data")]
+            out[key.lower()] = [s for s in samples if s is not None]
+    return out
+
+
+def _list(value: Any, key: str) -> list[dict[str, Any]]:
+    items = value.get(key) if isinstance(value, dict) else None
+    if items is None:
+        return []
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise BoundaryError(f"the metrics answer's '{key}' is not an array of objects")
+    return items
+
+
+def _sample(value: Any) -> float | None:
+    if value is None:  # an interval without data
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise BoundaryError(f"the metrics answer has an average of {value!r}, not a finite number")
+    return float(value)
+
+
+def gpu_count(sku: Any) -> float:
+    """The ``GPUs`` capability of a resource SKU (0 when absent)."""
+    if not isinstance(getattr(sku, "name", None), str):
+        raise BoundaryError("a resource SKU in the answer has no name")
+    value = next((c.value for c in sku.capabilities or [] if getattr(c, "name", None) == "GPUs"), None)
+    try:
+        count = float(value or 0)
+    except (TypeError, ValueError):
+        raise BoundaryError(f"resource SKU {sku.name} has a GPUs capability of {value!r}") from None
+    if not math.isfinite(count):
+        raise BoundaryError(f"resource SKU {sku.name} has a GPUs capability of {value!r}")
+    return count
