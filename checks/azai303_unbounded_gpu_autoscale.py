@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, cluster_name, pool_is_gpu
+from checks._common import WAF_AI, cluster_name, known_number, pool_is_gpu
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
@@ -59,7 +59,7 @@ def unbounded_gpu_autoscale(resource: Resource, ctx: CheckContext) -> Iterator[V
     """
     if not pool_is_gpu(resource, ctx) or known(resource.get("properties.enableAutoScaling")) is not True:
         return
-    maximum = known(resource.get("properties.maxCount"))
+    maximum = known_number(resource.get("properties.maxCount"), "properties.maxCount")
     limit = ctx.options.get("max_nodes", 20)
     if not isinstance(maximum, (int, float)) or maximum > limit:
         yield Violation(

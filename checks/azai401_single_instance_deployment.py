@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, has_tag, same_text
+from checks._common import WAF_AI, has_tag, known_number, same_text
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
@@ -66,7 +66,7 @@ def single_instance_deployment(resource: Resource, ctx: CheckContext) -> Iterato
     """
     if not has_tag(resource, ctx, "production_tag", "production_values"):
         return
-    capacity = known(resource.get("sku.capacity", 1))
+    capacity = known_number(resource.get("sku.capacity", 1), "sku.capacity")
     scale_type = known(resource.get("properties.scaleSettings.scaleType", "Default"))
     if isinstance(capacity, (int, float)) and capacity >= 2:
         return

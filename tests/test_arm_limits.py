@@ -253,3 +253,41 @@ def test_a_pool_count_given_as_a_string_is_undetermined_not_a_crash(tmp_path: Pa
         ("aks/fixed", "properties.count is unknown (properties.count is '2', not a number)"),
         ("aks/scaled", "properties.minCount is unknown (properties.minCount is '2', not a number)"),
     }
+
+
+def test_a_maximum_given_as_a_string_is_undetermined_not_a_misleading_finding(tmp_path: Path) -> None:
+    """AZAI-303 used to report ``"5"`` as "autoscales to 5 nodes" above any limit, and AZAI-401
+    a production deployment of ``"3"`` instances as single-instance: a string is not a count."""
+    pool = {
+        "type": "Microsoft.ContainerService/managedClusters/agentPools",
+        "apiVersion": "2024-01-01",
+        "name": "aks/gpu",
+        "properties": {"mode": "User", "vmSize": "Standard_NC6s_v3", "enableAutoScaling": True, "maxCount": "5"},
+    }
+    cluster = {
+        "type": "Microsoft.ContainerService/managedClusters",
+        "apiVersion": "2024-01-01",
+        "name": "aks",
+        "location": "eastus",
+        "properties": {},
+    }
+    deployment = {
+        "type": "Microsoft.MachineLearningServices/workspaces/onlineEndpoints/deployments",
+        "apiVersion": "2024-04-01",
+        "name": "ws/ep/blue",
+        "location": "eastus",
+        "tags": {"environment": "production"},
+        "sku": {"name": "Default", "capacity": "3"},
+        "properties": {"endpointComputeType": "Managed"},
+    }
+    path = _write(tmp_path, _template([cluster, pool, deployment]))
+    done = run_cli(
+        "scan", "--fail-on", "none", "--select", "AZAI-303", "--select", "AZAI-401", "--format", "json", str(path)
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["findings"] == []
+    assert {(f["rule_id"], f["resource_name"], f["reason"]) for f in report["undetermined"]} == {
+        ("AZAI-303", "aks/gpu", "properties.maxCount is unknown (properties.maxCount is '5', not a number)"),
+        ("AZAI-401", "ws/ep/blue", "sku.capacity is unknown (sku.capacity is '3', not a number)"),
+    }

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from scanner.engine.results import fingerprint
 from scanner.model.jsondoc import Document
 from scanner.model.resources import Inventory, Origin, Resource, get_path, normalize_location, parse_resource_id
 from scanner.model.unknown import Unknown, UnknownValueError, known
@@ -127,3 +128,13 @@ def test_positions_resolve_pointers_in_documents() -> None:
     position = doc.position("/resources/0", ("properties", "VMSIZE"))
     assert position.pointer == "/resources/0/properties/vmSize"
     assert text.splitlines()[position.line - 1][position.column - 1 :].startswith('"x"')
+
+
+def test_a_name_with_a_lone_surrogate_still_has_a_fingerprint() -> None:
+    """A server may name a resource with a lone surrogate; its findings still need a stable key."""
+    group = "/subscriptions/s/resourceGroups/g/providers/Microsoft.CognitiveServices/accounts/"
+    odd = _resource(group + "oai\ud800", "Microsoft.CognitiveServices/accounts", "oai\ud800", {})
+    plain = _resource(group + "oai", "Microsoft.CognitiveServices/accounts", "oai", {})
+    first = fingerprint("AZAI-101", odd, "properties.disableLocalAuth")
+    assert first == fingerprint("AZAI-101", odd, "properties.disableLocalAuth")
+    assert first != fingerprint("AZAI-101", plain, "properties.disableLocalAuth")

@@ -20,7 +20,8 @@ def fingerprint(rule_id: str, resource: Resource, path: str) -> str:
     resource's identity key, so a plan and a template of the same resource agree.
     """
     text = f"{rule_id}|{resource.identity_key}|{path.lower()}"
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+    # surrogatepass: a name read from a server may hold a lone surrogate; it still hashes.
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 @dataclass(frozen=True)
