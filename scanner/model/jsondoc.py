@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import bisect
 import json
+import math
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from scanner.errors import InputError
+
+T = TypeVar("T")
 
 _DECODER = json.JSONDecoder()
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
@@ -138,6 +142,39 @@ class Document:
         return children
 
 
+_JSON_TYPES: dict[type, str] = {dict: "an object", list: "an array", str: "a string", bool: "true or false"}
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "a number"
+    return _JSON_TYPES.get(type(value), type(value).__name__)
+
+
+def expect(doc: Document, value: Any, kind: type[T], pointer: str, context: str = "") -> T:
+    """``value`` if it has the JSON type the format promises at ``pointer``, else the one-line
+    error naming the file, the pointer and what was expected (after ``context``, if given).
+
+    Readers check each structural value where they read it, so no code after the check sees a
+    number where the format promises an array (hostile input from a pull request included).
+    """
+    if isinstance(value, kind) and (kind is bool or not isinstance(value, bool)):
+        return value
+    expected = _JSON_TYPES.get(kind, "a number")
+    raise InputError(f"{doc.path}: {context}{pointer or '/'}: expected {expected}, found {_json_type(value)}")
+
+
+def member(doc: Document, obj: dict[str, Any], key: str, kind: type[T], pointer: str, context: str = "") -> T | None:
+    """The optional member ``key`` of the object at ``pointer``, checked by `expect`; None when
+    absent or null (Terraform omits empty fields)."""
+    value = obj.get(key)
+    return None if value is None else expect(doc, value, kind, pointer_join(pointer, key), context)
+
+
 def read_text(path: Path, display: str) -> str:
     """Read a file as UTF-8 text, refusing missing, empty and binary files in one line."""
     try:
@@ -154,23 +191,139 @@ def read_text(path: Path, display: str) -> str:
         raise InputError(f"{display}: binary file, not JSON")
     try:
         return raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError(f"{display}: not UTF-8 text, so not JSON") from None
+    except UnicodeDecodeError as exc:
+        line_start = raw.rfind(b"\n", 0, exc.start) + 1
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = len(raw[line_start : exc.start].decode("utf-8-sig")) + 1
+        raise InputError(f"{display}: not UTF-8 text, so not JSON (line {line} column {column})") from None
 
 
 def load_document(path: Path, display: str | None = None) -> Document:
-    """Parse a JSON file whose top level must be an object."""
+    """Parse a JSON file whose top level must be an object.
+
+    Strict JSON, except that an ARM template or parameters file may carry ``//`` and ``/* */``
+    comments, as ARM itself, the Azure CLI and PowerShell accept them
+    (https://learn.microsoft.com/azure/azure-resource-manager/templates/syntax#comments).
+    Comments are tried only when strict parsing fails, so plans pay nothing for them, and are
+    kept only when the document then proves to be ARM's: a plan or what-if with a comment is
+    refused with the strict parser's own error.
+    """
     shown = display or str(path)
     text = read_text(path, shown)
     try:
-        data = json.loads(text)
+        data = _parse(text, shown)
     except json.JSONDecodeError as exc:
-        raise InputError(f"{shown}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    except RecursionError:
-        raise InputError(f"{shown}: JSON nesting is too deep to be a plan or template") from None
-    except ValueError as exc:  # e.g. an integer with more digits than Python allows
-        raise InputError(f"{shown}: unreadable JSON value: {exc}") from None
+        blanked = _blank_comments(text) if "/" in text else text
+        data = _parse_or_none(blanked, shown) if blanked != text else None
+        if data is None or not is_arm_json(data):
+            raise InputError(f"{shown}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+        text = blanked  # same length and line breaks: every position stays where it was
     if not isinstance(data, dict):
         kind = "an array" if isinstance(data, list) else f"a {type(data).__name__}"
         raise InputError(f"{shown}: expected a JSON object at the top level, found {kind}")
     return Document(path=shown, text=text, data=data)
+
+
+def is_arm_json(data: Any) -> bool:
+    """Whether a parsed document is one ARM reads: a template (by ``$schema`` or its shape) or
+    a parameters file, as opposed to a Terraform plan or a what-if result."""
+    if not isinstance(data, dict):
+        return False
+    schema = data.get("$schema")
+    lowered = schema.lower() if isinstance(schema, str) else ""
+    if "deploymenttemplate" in lowered or "deploymentparameters" in lowered:
+        return True
+    return "resources" in data and ("contentVersion" in data or "parameters" in data)
+
+
+class _NotJson(ValueError):
+    """A token Python's decoder accepts that JSON does not (RFC 8259 §6 has no NaN or infinity)."""
+
+
+def _reject_constant(token: str) -> Any:
+    raise _NotJson(f"{token} is not a JSON number")
+
+
+def _finite_float(token: str) -> float:
+    value = float(token)
+    if math.isinf(value):
+        raise _NotJson("number too large to represent")
+    return value
+
+
+def _parse(text: str, shown: str) -> Any:
+    """``json.loads`` that refuses what is not JSON, each with its line and column."""
+    try:
+        data = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise InputError(f"{shown}: JSON nesting is too deep to be a plan or template") from None
+    except ValueError as exc:  # _NotJson, or an integer with more digits than int() converts
+        reason = str(exc) if isinstance(exc, _NotJson) else f"unreadable JSON value: {exc}"
+        raise _unreadable_value(shown, text, reason) from None
+    if _SURROGATE_ESCAPE.search(text):
+        _refuse_lone_surrogates(text, shown)
+    return data
+
+
+def _parse_or_none(text: str, shown: str) -> Any:
+    try:
+        return _parse(text, shown)
+    except json.JSONDecodeError:
+        return None
+
+
+# Each token pattern below matches a whole JSON string first, so nothing inside a string is
+# taken for a token; a string left open runs to the end of the text instead of failing. The
+# alternatives start with different characters and a number is tried only from its first
+# character, so each pattern scans the text once, whatever the input.
+_STRING = r'"(?:[^"\\]|\\.)*+"?'
+_VALUE = re.compile(_STRING + r"|(?<![-+.\w])(-?Infinity|NaN|-?[0-9]++(?:\.[0-9]++)?(?:[eE][-+]?[0-9]++)?)", re.S)
+_COMMENT = re.compile(_STRING + r"|(//[^\n\r]*+|/\*(?:[^*]|\*(?!/))*+(?:\*/)?)", re.S)
+_SPACES = re.compile(r"[^\n\r]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_ESCAPE = re.compile(
+    r"\\(?:u[dD]([89abAB])[0-9a-fA-F]{2}(\\u[dD][c-fC-F][0-9a-fA-F]{2})?|u[dD][c-fC-F][0-9a-fA-F]{2}()|.)", re.S
+)
+
+
+def _unreadable_value(shown: str, text: str, reason: str) -> InputError:
+    """The error for the first value outside strings that Python cannot hold as JSON means it."""
+    for match in _VALUE.finditer(text):
+        token = match.group(1)
+        if token is not None and _unreadable(token):
+            line, column = _line_column(text, match.start(1))
+            return InputError(f"{shown}: invalid JSON at line {line} column {column}: {reason}")
+    return InputError(f"{shown}: invalid JSON: {reason}")
+
+
+def _unreadable(token: str) -> bool:
+    """NaN or an infinity, a number that overflows to one, or an integer too long for int()."""
+    if token[-1] in "yN":
+        return True
+    if any(c in token for c in ".eE"):
+        return math.isinf(float(token))
+    limit = sys.get_int_max_str_digits()
+    return 0 < limit < len(token.lstrip("-"))
+
+
+def _refuse_lone_surrogates(text: str, shown: str) -> None:
+    """Refuse a ``\\ud800``-style escape not paired high-then-low: it is no Unicode character,
+    so no text can hold it (RFC 8259 §8.2), and a report writing it out would fail."""
+    for match in _ESCAPE.finditer(text):
+        high, low, lone_low = match.groups()
+        if lone_low is not None or (high is not None and low is None):
+            line, column = _line_column(text, match.start())
+            reason = f"{match.group()} is a lone surrogate, not a character"
+            raise InputError(f"{shown}: invalid JSON at line {line} column {column}: {reason}")
+
+
+def _blank_comments(text: str) -> str:
+    """``text`` with each comment outside strings turned into spaces, line breaks kept."""
+    return _COMMENT.sub(lambda m: m.group() if m.group(1) is None else _SPACES.sub(" ", m.group()), text)
+
+
+def _line_column(text: str, offset: int) -> tuple[int, int]:
+    line_start = text.rfind("\n", 0, offset) + 1
+    return text.count("\n", 0, offset) + 1, offset - line_start + 1
