@@ -212,12 +212,8 @@ def load_document(path: Path, display: str | None = None) -> Document:
     text = read_text(path, shown)
     try:
         data = _parse(text, shown)
-    except json.JSONDecodeError as exc:
-        blanked = _blank_comments(text) if "/" in text else text
-        data = _parse_or_none(blanked, shown) if blanked != text else None
-        if data is None or not is_arm_json(data):
-            raise InputError(f"{shown}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-        text = blanked  # same length and line breaks: every position stays where it was
+    except json.JSONDecodeError as strict:
+        data, text = _with_comments(text, shown, strict)
     if not isinstance(data, dict):
         kind = "an array" if isinstance(data, list) else f"a {type(data).__name__}"
         raise InputError(f"{shown}: expected a JSON object at the top level, found {kind}")
@@ -267,11 +263,24 @@ def _parse(text: str, shown: str) -> Any:
     return data
 
 
-def _parse_or_none(text: str, shown: str) -> Any:
-    try:
-        return _parse(text, shown)
-    except json.JSONDecodeError:
-        return None
+def _with_comments(text: str, shown: str, strict: json.JSONDecodeError) -> tuple[Any, str]:
+    """An ARM document read with its comments blanked, and the blanked text (same length and
+    line breaks, so every position stays where it was). Anything else is refused with the
+    strict error, or with the later error an ARM document's comments were hiding."""
+    error = strict
+    blanked, unclosed = _blank_comments(text) if "/" in text else (text, None)
+    if unclosed is not None:
+        line, column = _line_column(text, unclosed)
+        raise InputError(f"{shown}: invalid JSON at line {line} column {column}: a /* comment is never closed")
+    if blanked != text:
+        try:
+            data = _parse(blanked, shown)
+        except json.JSONDecodeError as exc:
+            error = exc if exc.pos > strict.pos else strict
+        else:
+            if is_arm_json(data):
+                return data, blanked
+    raise InputError(f"{shown}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
 
 
 # Each token pattern below matches a whole JSON string first, so nothing inside a string is
@@ -319,9 +328,20 @@ def _refuse_lone_surrogates(text: str, shown: str) -> None:
             raise InputError(f"{shown}: invalid JSON at line {line} column {column}: {reason}")
 
 
-def _blank_comments(text: str) -> str:
-    """``text`` with each comment outside strings turned into spaces, line breaks kept."""
-    return _COMMENT.sub(lambda m: m.group() if m.group(1) is None else _SPACES.sub(" ", m.group()), text)
+def _blank_comments(text: str) -> tuple[str, int | None]:
+    """``text`` with each comment outside strings turned into spaces, line breaks kept, and
+    the offset of a block comment that is never closed (None when all are)."""
+    unclosed: list[int] = []
+
+    def blank(match: re.Match[str]) -> str:
+        comment = match.group(1)
+        if comment is None:
+            return match.group()
+        if comment.startswith("/*") and (len(comment) < 4 or not comment.endswith("*/")):
+            unclosed.append(match.start(1))
+        return _SPACES.sub(" ", comment)
+
+    return _COMMENT.sub(blank, text), (unclosed[0] if unclosed else None)
 
 
 def _line_column(text: str, offset: int) -> tuple[int, int]:
