@@ -155,24 +155,46 @@ def _json_type(value: Any) -> str:
     return _JSON_TYPES.get(type(value), type(value).__name__)
 
 
-def expect(doc: Document, value: Any, kind: type[T], pointer: str, context: str = "") -> T:
-    """``value`` if it has the JSON type the format promises at ``pointer``, else the one-line
-    error naming the file, the pointer and what was expected (after ``context``, if given).
+# Where a value is: a JSON pointer, or a pointer and the tokens below it, joined only for an
+# error message, so that checking a valid plan builds no pointer strings.
+Where = str | tuple[str | int, ...]
+
+
+def deeper(where: Where, *tokens: str | int) -> Where:
+    """``where`` followed by ``tokens``, still unjoined."""
+    return (where, *tokens) if isinstance(where, str) else (*where, *tokens)
+
+
+def expect(doc: Document, value: Any, kind: type[T], where: Where, context: str = "") -> T:
+    """``value`` if it has the JSON type the format promises at ``where``, else the one-line
+    error naming the file, the JSON pointer and what was expected (after ``context``, if given).
 
     Readers check each structural value where they read it, so no code after the check sees a
     number where the format promises an array (hostile input from a pull request included).
     """
-    if isinstance(value, kind) and (kind is bool or not isinstance(value, bool)):
+    if type(value) is kind or (isinstance(value, kind) and (kind is bool or not isinstance(value, bool))):
         return value
+    pointer = where if isinstance(where, str) else pointer_join(str(where[0]), *where[1:])
     expected = _JSON_TYPES.get(kind, "a number")
     raise InputError(f"{doc.path}: {context}{pointer or '/'}: expected {expected}, found {_json_type(value)}")
 
 
-def member(doc: Document, obj: dict[str, Any], key: str, kind: type[T], pointer: str, context: str = "") -> T | None:
-    """The optional member ``key`` of the object at ``pointer``, checked by `expect`; None when
+def member(doc: Document, obj: dict[str, Any], key: str, kind: type[T], where: Where, context: str = "") -> T | None:
+    """The optional member ``key`` of the object at ``where``, checked by `expect`; None when
     absent or null (Terraform omits empty fields)."""
     value = obj.get(key)
-    return None if value is None else expect(doc, value, kind, pointer_join(pointer, key), context)
+    if value is None or type(value) is kind:  # the common case, without building a pointer
+        return value
+    return expect(doc, value, kind, deeper(where, key), context)
+
+
+def expect_items(doc: Document, items: list[Any], kind: type[T], where: Where) -> list[T]:
+    """``items`` (the array at ``where``) if every item is of ``kind``, else the error for the
+    first that is not."""
+    for i, item in enumerate(items):
+        if type(item) is not kind:
+            expect(doc, item, kind, deeper(where, i))
+    return items
 
 
 def read_text(path: Path, display: str) -> str:
@@ -287,19 +309,19 @@ def _with_comments(text: str, shown: str, strict: json.JSONDecodeError) -> tuple
 # taken for a token; a string left open runs to the end of the text instead of failing. The
 # alternatives start with different characters and a number is tried only from its first
 # character, so each pattern scans the text once, whatever the input.
-_STRING = r'"(?:[^"\\]|\\.)*+"?'
-_VALUE = re.compile(_STRING + r"|(?<![-+.\w])(-?Infinity|NaN|-?[0-9]++(?:\.[0-9]++)?(?:[eE][-+]?[0-9]++)?)", re.S)
-_COMMENT = re.compile(_STRING + r"|(//[^\n\r]*+|/\*(?:[^*]|\*(?!/))*+(?:\*/)?)", re.S)
-_SPACES = re.compile(r"[^\n\r]")
+# Only the surrogate sniff runs on every file; the others serve errors and comments, so they
+# are left as text for the re module to compile (and cache) the first time one is needed.
+_STRING = r'(?s:"(?:[^"\\]|\\.)*+"?)'
+_VALUE = _STRING + r"|(?<![-+.\w])(-?Infinity|NaN|-?[0-9]++(?:\.[0-9]++)?(?:[eE][-+]?[0-9]++)?)"
+_COMMENT = _STRING + r"|(?s:(//[^\n\r]*+|/\*(?:[^*]|\*(?!/))*+(?:\*/)?))"
+_SPACES = r"[^\n\r]"
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-_ESCAPE = re.compile(
-    r"\\(?:u[dD]([89abAB])[0-9a-fA-F]{2}(\\u[dD][c-fC-F][0-9a-fA-F]{2})?|u[dD][c-fC-F][0-9a-fA-F]{2}()|.)", re.S
-)
+_ESCAPE = r"(?s:\\(?:u[dD]([89abAB])[0-9a-fA-F]{2}(\\u[dD][c-fC-F][0-9a-fA-F]{2})?|u[dD][c-fC-F][0-9a-fA-F]{2}()|.))"
 
 
 def _unreadable_value(shown: str, text: str, reason: str) -> InputError:
     """The error for the first value outside strings that Python cannot hold as JSON means it."""
-    for match in _VALUE.finditer(text):
+    for match in re.finditer(_VALUE, text):
         token = match.group(1)
         if token is not None and _unreadable(token):
             line, column = _line_column(text, match.start(1))
@@ -320,7 +342,7 @@ def _unreadable(token: str) -> bool:
 def _refuse_lone_surrogates(text: str, shown: str) -> None:
     """Refuse a ``\\ud800``-style escape not paired high-then-low: it is no Unicode character,
     so no text can hold it (RFC 8259 §8.2), and a report writing it out would fail."""
-    for match in _ESCAPE.finditer(text):
+    for match in re.finditer(_ESCAPE, text):
         high, low, lone_low = match.groups()
         if lone_low is not None or (high is not None and low is None):
             line, column = _line_column(text, match.start())
@@ -339,9 +361,9 @@ def _blank_comments(text: str) -> tuple[str, int | None]:
             return match.group()
         if comment.startswith("/*") and (len(comment) < 4 or not comment.endswith("*/")):
             unclosed.append(match.start(1))
-        return _SPACES.sub(" ", comment)
+        return re.sub(_SPACES, " ", comment)
 
-    return _COMMENT.sub(blank, text), (unclosed[0] if unclosed else None)
+    return re.sub(_COMMENT, blank, text), (unclosed[0] if unclosed else None)
 
 
 def _line_column(text: str, offset: int) -> tuple[int, int]:

@@ -16,11 +16,11 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from scanner.errors import InputError
 from scanner.model import azure_types as T
-from scanner.model.jsondoc import Document, expect, member, pointer_join
+from scanner.model.jsondoc import Document, Where, deeper, expect, expect_items, member, pointer_join
 from scanner.model.resources import Inventory, Origin, Resource, build_resource_id, parse_resource_id
 from scanner.model.unknown import Unknown
 from scanner.sources.terraform.azurerm import MAPPINGS, SKIP, BlockShapeError, TypeMap, identity_block
@@ -70,8 +70,11 @@ class Instance:
     property_map: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+# Entry, Change and Block are named tuples: a plan has one of each per resource, and a tuple is
+# the cheapest record to build.
+
+
+class Entry(NamedTuple):
     """The identifying fields of one resource entry of the plan, their types checked."""
 
     raw: dict[str, Any]
@@ -80,28 +83,30 @@ class Entry:
     mode: str
     type: str
     name: str
-    module_address: str
+    module_address: str | None  # as written; Terraform omits it at the root
 
     @classmethod
     def read(cls, doc: Document, raw: Any, pointer: str) -> Entry:
         """The entry at ``pointer``: an object whose ``address`` is a string (the format
         requires it) and whose other identifying fields are strings when present."""
         entry = expect(doc, raw, dict, pointer)
-        address = expect(doc, entry.get("address"), str, pointer + "/address")
-        module_address = member(doc, entry, "module_address", str, pointer)
         return cls(
-            raw=entry,
-            pointer=pointer,
-            address=address,
-            mode=member(doc, entry, "mode", str, pointer) or "managed",
-            type=member(doc, entry, "type", str, pointer) or "",
-            name=member(doc, entry, "name", str, pointer) or "",
-            module_address=_module_of(address) if module_address is None else module_address,
+            entry,
+            pointer,
+            expect(doc, entry.get("address"), str, (pointer, "address")),
+            member(doc, entry, "mode", str, pointer) or "managed",
+            member(doc, entry, "type", str, pointer) or "",
+            member(doc, entry, "name", str, pointer) or "",
+            member(doc, entry, "module_address", str, pointer),
         )
 
+    @property
+    def module(self) -> str:
+        """The module instance the entry is in, from its address when the entry omits it."""
+        return _module_of(self.address) if self.module_address is None else self.module_address
 
-@dataclass(frozen=True, slots=True)
-class Change:
+
+class Change(NamedTuple):
     """One managed entry of ``resource_changes`` or ``resource_drift`` with its change object."""
 
     entry: Entry
@@ -113,12 +118,11 @@ class Change:
         return self.entry.pointer
 
 
-@dataclass(frozen=True, slots=True)
-class Block:
+class Block(NamedTuple):
     """A configuration block (a resource or a module call) and where it is in the plan."""
 
     body: dict[str, Any]
-    pointer: str
+    where: Where
 
 
 def check_format_version(doc: Document) -> None:
@@ -164,21 +168,27 @@ class PlanReader:
         """Managed instances ``planned_values`` lists and ``resource_changes`` does not."""
         planned = member(self.doc, self.plan, "planned_values", dict, "")
         root = member(self.doc, planned, "root_module", dict, "/planned_values") if planned else None
-        for entry in _module_resources(self.doc, root, "/planned_values/root_module"):
-            if entry.mode == "managed" and entry.address not in self.instances:
-                values = overlay(entry.raw.get("values"), None, entry.raw.get("sensitive_values"))
-                self._add(entry, values, entry.pointer + "/values")
+        for entry in self._unread(root, "/planned_values/root_module", "managed"):
+            values = overlay(entry.raw.get("values"), None, entry.raw.get("sensitive_values"))
+            self._add(entry, values, entry.pointer + "/values")
 
     def _collect_data_sources(self) -> None:
         """Data sources read before the plan: what the planned resources may refer to."""
         prior = member(self.doc, self.plan, "prior_state", dict, "")
         state = member(self.doc, prior, "values", dict, "/prior_state") if prior else None
         root = member(self.doc, state, "root_module", dict, "/prior_state/values") if state else None
-        for entry in _module_resources(self.doc, root, "/prior_state/values/root_module"):
-            if entry.mode == "data" and entry.address not in self.instances:
-                values = overlay(entry.raw.get("values"), None, entry.raw.get("sensitive_values"))
-                instance = self._add(entry, values, entry.pointer + "/values")
-                instance.reference_only = True
+        for entry in self._unread(root, "/prior_state/values/root_module", "data"):
+            values = overlay(entry.raw.get("values"), None, entry.raw.get("sensitive_values"))
+            instance = self._add(entry, values, entry.pointer + "/values")
+            instance.reference_only = True
+
+    def _unread(self, root: dict[str, Any] | None, pointer: str, mode: str) -> Iterator[Entry]:
+        """The entries of ``mode`` in a planned or state module that are not read already. The
+        others are checked only as far as their address and mode, since nothing reads more."""
+        for raw, at in _module_resources(self.doc, root, pointer):
+            address = expect(self.doc, raw.get("address"), str, (at, "address"))
+            if address not in self.instances and (member(self.doc, raw, "mode", str, at) or "managed") == mode:
+                yield Entry.read(self.doc, raw, at)
 
     def _skipped(self, address: str) -> Instance:
         """A placeholder so planned_values cannot resurrect a deleted instance."""
@@ -190,7 +200,7 @@ class PlanReader:
             mode=entry.mode,
             type=entry.type,
             name=entry.name,
-            module_address=entry.module_address,
+            module_address=entry.module,
             values=values if isinstance(values, dict) else {},
             pointer=pointer,
         )
@@ -206,18 +216,18 @@ class PlanReader:
         config = member(doc, self.plan, "configuration", dict, "")
         root = member(doc, config, "root_module", dict, "/configuration") if config else None
 
-        def walk(module: dict[str, Any], path: str, pointer: str) -> None:
-            for i, resource in enumerate(member(doc, module, "resources", list, pointer) or []):
-                at = pointer_join(pointer, "resources", i)
-                address = expect(doc, expect(doc, resource, dict, at).get("address"), str, at + "/address")
+        def walk(module: dict[str, Any], path: str, where: Where) -> None:
+            for i, resource in enumerate(member(doc, module, "resources", list, where) or []):
+                at = deeper(where, "resources", i)
+                address = expect(doc, expect(doc, resource, dict, at).get("address"), str, deeper(at, "address"))
                 index[(path, address)] = Block(resource, at)
-            calls = member(doc, module, "module_calls", dict, pointer) or {}
+            calls = member(doc, module, "module_calls", dict, where) or {}
             for name, call in calls.items():
-                at = pointer_join(pointer, "module_calls", name)
+                at = deeper(where, "module_calls", name)
                 index[(path, f"module.{name}")] = Block(expect(doc, call, dict, at), at)
                 child = member(doc, call, "module", dict, at)
                 if child is not None:
-                    walk(child, f"{path}.module.{name}".lstrip("."), at + "/module")
+                    walk(child, f"{path}.module.{name}".lstrip("."), deeper(at, "module"))
 
         if root is not None:
             walk(root, "", "/configuration/root_module")
@@ -228,12 +238,12 @@ class PlanReader:
         base = instance.address[len(instance.module_address) + 1 :] if instance.module_address else instance.address
         return self._config_index.get((module_path, _without_key(base)))
 
-    def _expression(self, block: Block | None, name: str) -> tuple[Any, str]:
+    def _expression(self, block: Block | None, name: str) -> tuple[Any, Where]:
         """A block's expression for ``name`` (None when it has none), and where it is."""
         if block is None:
             return None, ""
-        expressions = member(self.doc, block.body, "expressions", dict, block.pointer) or {}
-        return expressions.get(name), pointer_join(block.pointer, "expressions", name)
+        expressions = member(self.doc, block.body, "expressions", dict, block.where) or {}
+        return expressions.get(name), deeper(block.where, "expressions", name)
 
     def resolve(self, instance: Instance, attribute: str) -> Any:
         """The value an unknown attribute will have, through its configuration reference.
@@ -241,27 +251,27 @@ class PlanReader:
         ``x.id`` resolves to the target's ARM id; other attributes (``location``, ``name``)
         to the target's planned value. Returns MISSING when the reference cannot be followed.
         """
-        expression, pointer = self._expression(self._config_block(instance), attribute)
-        return self._follow(expression, pointer, instance.module_address)
+        expression, where = self._expression(self._config_block(instance), attribute)
+        return self._follow(expression, where, instance.module_address)
 
-    def _follow(self, expression: Any, pointer: str, module_address: str) -> Any:
+    def _follow(self, expression: Any, where: Where, module_address: str) -> Any:
         """What an expression evaluates to: its constant, or the first reference that can be
         followed. A nested block's expressions (an array) name no one value."""
         if expression is None or isinstance(expression, list):
             return MISSING
-        expression = expect(self.doc, expression, dict, pointer)
+        expression = expect(self.doc, expression, dict, where)
         if "constant_value" in expression:
             return expression["constant_value"]
-        for ref in self._references(expression, pointer):
+        for ref in self._references(expression, where):
             value = self._follow_reference(ref, module_address)
             if value is not MISSING:
                 return value
         return MISSING
 
-    def _references(self, expression: dict[str, Any], pointer: str) -> list[str]:
+    def _references(self, expression: dict[str, Any], where: Where) -> list[str]:
         """An expression's ``references``: the strings the format promises, checked."""
-        refs = member(self.doc, expression, "references", list, pointer) or []
-        return [expect(self.doc, ref, str, pointer_join(pointer, "references", i)) for i, ref in enumerate(refs)]
+        refs = member(self.doc, expression, "references", list, where) or []
+        return expect_items(self.doc, refs, str, deeper(where, "references"))
 
     def _follow_reference(self, ref: str, module_address: str) -> Any:
         if ref.startswith("var."):
@@ -307,8 +317,8 @@ class PlanReader:
         last = steps[-1]
         parent_address = module_address[: last.start()].rstrip(".")
         call = self._config_index.get((_strip_keys(parent_address), f"module.{last.group(1)}"))
-        expression, pointer = self._expression(call, name)
-        return self._follow(expression, pointer, parent_address)
+        expression, where = self._expression(call, name)
+        return self._follow(expression, where, parent_address)
 
     # -- ids and translation --------------------------------------------------------------
 
@@ -322,22 +332,22 @@ class PlanReader:
             if resolved is not MISSING and resolved is not None:
                 return resolved
         if isinstance(current, (list, dict)):
-            expression, pointer = self._expression(self._config_block(instance), attribute)
+            expression, where = self._expression(self._config_block(instance), attribute)
             if expression is not None:
-                return self._resolve_nested(current, expression, pointer, instance.module_address)
+                return self._resolve_nested(current, expression, where, instance.module_address)
         return current
 
-    def _resolve_nested(self, value: Any, expression: Any, pointer: str, module_address: str) -> Any:
+    def _resolve_nested(self, value: Any, expression: Any, where: Where, module_address: str) -> Any:
         """``value`` with after-apply unknowns replaced by what their nested expressions name."""
         if value is AFTER_APPLY:
-            resolved = self._follow(expression, pointer, module_address)
+            resolved = self._follow(expression, where, module_address)
             return value if resolved is MISSING or resolved is None else resolved
         if isinstance(value, list) and isinstance(expression, list):
             nested = [*expression, *[None] * (len(value) - len(expression))]
-            return [self._resolve_nested(v, nested[i], f"{pointer}/{i}", module_address) for i, v in enumerate(value)]
+            return [self._resolve_nested(v, nested[i], deeper(where, i), module_address) for i, v in enumerate(value)]
         if isinstance(value, dict) and isinstance(expression, dict):
             return {
-                k: self._resolve_nested(v, expression.get(k), pointer_join(pointer, k), module_address)
+                k: self._resolve_nested(v, expression.get(k), deeper(where, k), module_address)
                 for k, v in value.items()
             }
         return value
@@ -418,8 +428,8 @@ class PlanReader:
         try:
             return convert(raw)
         except BlockShapeError as exc:
-            pointer = pointer_join(instance.pointer, *tf_path.split("."), *exc.path)
-            return expect(self.doc, exc.value, exc.kind, pointer)  # raises: the value is not a kind
+            where = deeper(instance.pointer, *tf_path.split("."), *exc.path)
+            return expect(self.doc, exc.value, exc.kind, where)  # raises: the value is not a kind
 
     def _translate_azapi(self, instance: Instance) -> None:
         payload = _azapi_body(instance.values)
@@ -475,12 +485,12 @@ class PlanReader:
         return targets[0] if len(targets) == 1 else None
 
     def _id_targets(self, instance: Instance, attribute: str) -> list[Instance]:
-        expression, pointer = self._expression(self._config_block(instance), attribute)
+        expression, where = self._expression(self._config_block(instance), attribute)
         if expression is None:
             return []
         found: list[Instance] = []
         prefix = f"{instance.module_address}." if instance.module_address else ""
-        for ref in self._references(expect(self.doc, expression, dict, pointer), pointer):
+        for ref in self._references(expect(self.doc, expression, dict, where), where):
             match = _REFERENCE.fullmatch(ref)
             if match and match.group(5) == "id":
                 data, rtype, rname, key, _ = match.groups()
@@ -627,9 +637,9 @@ def managed_changes(doc: Document, key: str) -> Iterator[Change]:
         if entry.mode != "managed":
             continue
         detail = member(doc, entry.raw, "change", dict, entry.pointer) or {}
-        at = entry.pointer + "/change"
+        at = (entry.pointer, "change")
         actions = member(doc, detail, "actions", list, at) or []
-        yield Change(entry, detail, [expect(doc, a, str, f"{at}/actions/{j}") for j, a in enumerate(actions)])
+        yield Change(entry, detail, expect_items(doc, actions, str, deeper(at, "actions")))
 
 
 def read_resource_drift(doc: Document) -> list[tuple[Resource | None, Resource | None]]:
@@ -672,12 +682,16 @@ def _members(node: Any) -> list[tuple[Any, Any]]:
     return list(enumerate(node)) if isinstance(node, list) else []
 
 
-def _module_resources(doc: Document, module: dict[str, Any] | None, pointer: str) -> Iterator[Entry]:
-    """The resource entries of a ``planned_values`` or state module and of its child modules."""
+def _module_resources(
+    doc: Document, module: dict[str, Any] | None, pointer: str
+) -> Iterator[tuple[dict[str, Any], str]]:
+    """The resource entries (objects) of a ``planned_values`` or state module and of its child
+    modules, each with its pointer."""
     if module is None:
         return
     for i, raw in enumerate(member(doc, module, "resources", list, pointer) or []):
-        yield Entry.read(doc, raw, f"{pointer}/resources/{i}")
+        at = f"{pointer}/resources/{i}"
+        yield expect(doc, raw, dict, at), at
     for j, child in enumerate(member(doc, module, "child_modules", list, pointer) or []):
         at = f"{pointer}/child_modules/{j}"
         yield from _module_resources(doc, expect(doc, child, dict, at), at)
