@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import bisect
 import json
+import math
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from scanner.errors import InputError
+
+T = TypeVar("T")
 
 _DECODER = json.JSONDecoder()
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
@@ -138,6 +142,61 @@ class Document:
         return children
 
 
+_JSON_TYPES: dict[type, str] = {dict: "an object", list: "an array", str: "a string", bool: "true or false"}
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "a number"
+    return _JSON_TYPES.get(type(value), type(value).__name__)
+
+
+# Where a value is: a JSON pointer, or a pointer and the tokens below it, joined only for an
+# error message, so that checking a valid plan builds no pointer strings.
+Where = str | tuple[str | int, ...]
+
+
+def deeper(where: Where, *tokens: str | int) -> Where:
+    """``where`` followed by ``tokens``, still unjoined."""
+    return (where, *tokens) if isinstance(where, str) else (*where, *tokens)
+
+
+def expect(doc: Document, value: Any, kind: type[T], where: Where, context: str = "") -> T:
+    """``value`` if it has the JSON type the format promises at ``where``, else the one-line
+    error naming the file, the JSON pointer and what was expected (after ``context``, if given).
+
+    Readers check each structural value where they read it, so no code after the check sees a
+    number where the format promises an array (hostile input from a pull request included).
+    """
+    if type(value) is kind or (isinstance(value, kind) and (kind is bool or not isinstance(value, bool))):
+        return value
+    pointer = where if isinstance(where, str) else pointer_join(str(where[0]), *where[1:])
+    expected = _JSON_TYPES.get(kind, "a number")
+    raise InputError(f"{doc.path}: {context}{pointer or '/'}: expected {expected}, found {_json_type(value)}")
+
+
+def member(doc: Document, obj: dict[str, Any], key: str, kind: type[T], where: Where, context: str = "") -> T | None:
+    """The optional member ``key`` of the object at ``where``, checked by `expect`; None when
+    absent or null (Terraform omits empty fields)."""
+    value = obj.get(key)
+    if value is None or type(value) is kind:  # the common case, without building a pointer
+        return value
+    return expect(doc, value, kind, deeper(where, key), context)
+
+
+def expect_items(doc: Document, items: list[Any], kind: type[T], where: Where) -> list[T]:
+    """``items`` (the array at ``where``) if every item is of ``kind``, else the error for the
+    first that is not."""
+    for i, item in enumerate(items):
+        if type(item) is not kind:
+            expect(doc, item, kind, deeper(where, i))
+    return items
+
+
 def read_text(path: Path, display: str) -> str:
     """Read a file as UTF-8 text, refusing missing, empty and binary files in one line."""
     try:
@@ -154,23 +213,159 @@ def read_text(path: Path, display: str) -> str:
         raise InputError(f"{display}: binary file, not JSON")
     try:
         return raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError(f"{display}: not UTF-8 text, so not JSON") from None
+    except UnicodeDecodeError as exc:
+        line_start = raw.rfind(b"\n", 0, exc.start) + 1
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = len(raw[line_start : exc.start].decode("utf-8-sig")) + 1
+        raise InputError(f"{display}: not UTF-8 text, so not JSON (line {line} column {column})") from None
 
 
 def load_document(path: Path, display: str | None = None) -> Document:
-    """Parse a JSON file whose top level must be an object."""
+    """Parse a JSON file whose top level must be an object.
+
+    Strict JSON, except that an ARM template or parameters file may carry ``//`` and ``/* */``
+    comments, as ARM itself, the Azure CLI and PowerShell accept them
+    (https://learn.microsoft.com/azure/azure-resource-manager/templates/syntax#comments).
+    Comments are tried only when strict parsing fails, so plans pay nothing for them, and are
+    kept only when the document then proves to be ARM's: a plan or what-if with a comment is
+    refused with the strict parser's own error.
+    """
     shown = display or str(path)
     text = read_text(path, shown)
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{shown}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    except RecursionError:
-        raise InputError(f"{shown}: JSON nesting is too deep to be a plan or template") from None
-    except ValueError as exc:  # e.g. an integer with more digits than Python allows
-        raise InputError(f"{shown}: unreadable JSON value: {exc}") from None
+        data = _parse(text, shown)
+    except json.JSONDecodeError as strict:
+        data, text = _with_comments(text, shown, strict)
     if not isinstance(data, dict):
         kind = "an array" if isinstance(data, list) else f"a {type(data).__name__}"
         raise InputError(f"{shown}: expected a JSON object at the top level, found {kind}")
     return Document(path=shown, text=text, data=data)
+
+
+def is_arm_json(data: Any) -> bool:
+    """Whether a parsed document is one ARM reads: a template (by ``$schema`` or its shape) or
+    a parameters file, as opposed to a Terraform plan or a what-if result."""
+    if not isinstance(data, dict):
+        return False
+    schema = data.get("$schema")
+    lowered = schema.lower() if isinstance(schema, str) else ""
+    if "deploymenttemplate" in lowered or "deploymentparameters" in lowered:
+        return True
+    return "resources" in data and ("contentVersion" in data or "parameters" in data)
+
+
+class _NotJson(ValueError):
+    """A token Python's decoder accepts that JSON does not (RFC 8259 §6 has no NaN or infinity)."""
+
+
+def _reject_constant(token: str) -> Any:
+    raise _NotJson(f"{token} is not a JSON number")
+
+
+def _finite_float(token: str) -> float:
+    value = float(token)
+    if math.isinf(value):
+        raise _NotJson("number too large to represent")
+    return value
+
+
+def _parse(text: str, shown: str) -> Any:
+    """``json.loads`` that refuses what is not JSON, each with its line and column."""
+    try:
+        data = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise InputError(f"{shown}: JSON nesting is too deep to be a plan or template") from None
+    except ValueError as exc:  # _NotJson, or an integer with more digits than int() converts
+        reason = str(exc) if isinstance(exc, _NotJson) else f"unreadable JSON value: {exc}"
+        raise _unreadable_value(shown, text, reason) from None
+    if _SURROGATE_ESCAPE.search(text):
+        _refuse_lone_surrogates(text, shown)
+    return data
+
+
+def _with_comments(text: str, shown: str, strict: json.JSONDecodeError) -> tuple[Any, str]:
+    """An ARM document read with its comments blanked, and the blanked text (same length and
+    line breaks, so every position stays where it was). Anything else is refused with the
+    strict error, or with the later error an ARM document's comments were hiding."""
+    error = strict
+    blanked, unclosed = _blank_comments(text) if "/" in text else (text, None)
+    if unclosed is not None:
+        line, column = _line_column(text, unclosed)
+        raise InputError(f"{shown}: invalid JSON at line {line} column {column}: a /* comment is never closed")
+    if blanked != text:
+        try:
+            data = _parse(blanked, shown)
+        except json.JSONDecodeError as exc:
+            error = exc if exc.pos > strict.pos else strict
+        else:
+            if is_arm_json(data):
+                return data, blanked
+    raise InputError(f"{shown}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
+
+
+# Each token pattern below matches a whole JSON string first, so nothing inside a string is
+# taken for a token; a string left open runs to the end of the text instead of failing. The
+# alternatives start with different characters and a number is tried only from its first
+# character, so each pattern scans the text once, whatever the input.
+# Only the surrogate sniff runs on every file; the others serve errors and comments, so they
+# are left as text for the re module to compile (and cache) the first time one is needed.
+_STRING = r'(?s:"(?:[^"\\]|\\.)*+"?)'
+_VALUE = _STRING + r"|(?<![-+.\w])(-?Infinity|NaN|-?[0-9]++(?:\.[0-9]++)?(?:[eE][-+]?[0-9]++)?)"
+_COMMENT = _STRING + r"|(?s:(//[^\n\r]*+|/\*(?:[^*]|\*(?!/))*+(?:\*/)?))"
+_SPACES = r"[^\n\r]"
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_ESCAPE = r"(?s:\\(?:u[dD]([89abAB])[0-9a-fA-F]{2}(\\u[dD][c-fC-F][0-9a-fA-F]{2})?|u[dD][c-fC-F][0-9a-fA-F]{2}()|.))"
+
+
+def _unreadable_value(shown: str, text: str, reason: str) -> InputError:
+    """The error for the first value outside strings that Python cannot hold as JSON means it."""
+    for match in re.finditer(_VALUE, text):
+        token = match.group(1)
+        if token is not None and _unreadable(token):
+            line, column = _line_column(text, match.start(1))
+            return InputError(f"{shown}: invalid JSON at line {line} column {column}: {reason}")
+    return InputError(f"{shown}: invalid JSON: {reason}")
+
+
+def _unreadable(token: str) -> bool:
+    """NaN or an infinity, a number that overflows to one, or an integer too long for int()."""
+    if token[-1] in "yN":
+        return True
+    if any(c in token for c in ".eE"):
+        return math.isinf(float(token))
+    limit = sys.get_int_max_str_digits()
+    return 0 < limit < len(token.lstrip("-"))
+
+
+def _refuse_lone_surrogates(text: str, shown: str) -> None:
+    """Refuse a ``\\ud800``-style escape not paired high-then-low: it is no Unicode character,
+    so no text can hold it (RFC 8259 §8.2), and a report writing it out would fail."""
+    for match in re.finditer(_ESCAPE, text):
+        high, low, lone_low = match.groups()
+        if lone_low is not None or (high is not None and low is None):
+            line, column = _line_column(text, match.start())
+            reason = f"{match.group()} is a lone surrogate, not a character"
+            raise InputError(f"{shown}: invalid JSON at line {line} column {column}: {reason}")
+
+
+def _blank_comments(text: str) -> tuple[str, int | None]:
+    """``text`` with each comment outside strings turned into spaces, line breaks kept, and
+    the offset of a block comment that is never closed (None when all are)."""
+    unclosed: list[int] = []
+
+    def blank(match: re.Match[str]) -> str:
+        comment = match.group(1)
+        if comment is None:
+            return match.group()
+        if comment.startswith("/*") and (len(comment) < 4 or not comment.endswith("*/")):
+            unclosed.append(match.start(1))
+        return re.sub(_SPACES, " ", comment)
+
+    return re.sub(_COMMENT, blank, text), (unclosed[0] if unclosed else None)
+
+
+def _line_column(text: str, offset: int) -> tuple[int, int]:
+    line_start = text.rfind("\n", 0, offset) + 1
+    return text.count("\n", 0, offset) + 1, offset - line_start + 1

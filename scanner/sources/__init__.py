@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scanner.errors import InputError
-from scanner.model.jsondoc import Document, load_document
+from scanner.model.jsondoc import Document, is_arm_json, load_document
 from scanner.model.resources import CoverageGap, Inventory, Resource
 from scanner.model.utilization import UtilizationSource
 from scanner.model.vmsizes import SizeCatalog
@@ -59,7 +59,7 @@ def detect(doc: Document) -> str:
     schema = str(data.get("$schema", "")).lower()
     if "deploymentparameters" in schema:
         raise UnrecognisedInput(f"{doc.path}: this is an ARM parameters file; pass it with --parameters")
-    if "deploymenttemplate" in schema or ("resources" in data and ("contentVersion" in data or "parameters" in data)):
+    if is_arm_json(data):
         return ARM
     if whatif_changes(data) is not None:
         return WHATIF

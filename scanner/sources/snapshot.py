@@ -18,7 +18,7 @@ from typing import Any
 
 from scanner import __version__
 from scanner.errors import InputError
-from scanner.model.jsondoc import Document, load_document, pointer_join
+from scanner.model.jsondoc import Document, expect, load_document, member, pointer_join
 from scanner.model.resources import Origin, Resource, parse_resource_id
 from scanner.model.unknown import Unknown
 from scanner.output import write_atomic
@@ -102,36 +102,42 @@ def read_snapshot(doc: Document) -> tuple[list[Resource], dict[str, Any]]:
         raise InputError(
             f"{doc.path}: unsupported azai snapshot version {data.get(MARKER)!r} (this azai reads {INVENTORY_VERSION})"
         )
-    entries = data.get("resources")
-    if not isinstance(entries, list) or not isinstance(data.get("scan"), dict):
+    if data.get("resources") is None or data.get("scan") is None:
         raise InputError(f"{doc.path}: not an azai snapshot: 'scan' and 'resources' are required")
+    scan = expect(doc, data["scan"], dict, "/scan")
     resources = []
-    for index, entry in enumerate(entries):
-        body = entry.get("resource") if isinstance(entry, dict) else None
-        if (
-            not isinstance(body, dict)
-            or not isinstance(body.get("id"), str)
-            or not isinstance(entry.get("source"), str)
-        ):
-            raise InputError(f"{doc.path}: snapshot resource {index} is malformed")
-        parsed = parse_resource_id(body["id"])
+    for index, raw in enumerate(expect(doc, data["resources"], list, "/resources")):
+        at = pointer_join("/resources", index)
+        malformed = f"snapshot resource {index} is malformed at "
+        entry = expect(doc, raw, dict, at, malformed)
+        body = expect(doc, entry.get("resource"), dict, at + "/resource", malformed)
+        resource_id = expect(doc, body.get("id"), str, at + "/resource/id", malformed)
+        parsed = parse_resource_id(resource_id)
         resources.append(
             Resource(
-                id=body["id"],
+                id=resource_id,
                 type=parsed.resource_type or str(body.get("type", "")),
                 name=parsed.name_chain or str(body.get("name", "")),
                 body=_restore(body),
                 origin=Origin(
-                    kind=entry["source"],
+                    kind=expect(doc, entry.get("source"), str, at + "/source", malformed),
                     file=doc.path,
-                    pointer=pointer_join("/resources", index, "resource"),
+                    pointer=at + "/resource",
                     document=doc,
-                    address=entry.get("address") if isinstance(entry.get("address"), str) else None,
-                    notes=entry.get("notes") if isinstance(entry.get("notes"), dict) else None,
+                    address=member(doc, entry, "address", str, at, malformed),
+                    notes=_notes(doc, entry, at, malformed),
                 ),
             )
         )
-    return resources, data["scan"]
+    return resources, scan
+
+
+def _notes(doc: Document, entry: dict[str, Any], pointer: str, context: str) -> dict[str, str] | None:
+    """An entry's notes: what its source form cannot set, by ARM path, each a sentence."""
+    notes = member(doc, entry, "notes", dict, pointer, context)
+    if notes is None:
+        return None
+    return {k: expect(doc, v, str, pointer_join(pointer, "notes", k), context) for k, v in notes.items()}
 
 
 def load_snapshot(path: str) -> tuple[list[Resource], dict[str, Any]]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scanner.model import azure_types as T
+from scanner.model.unknown import Unknown
 
 SKIP = object()  # a converter's way to say "this value sets nothing"
 
@@ -62,11 +63,41 @@ def critical_addons_taint(value: Any) -> Any:
     return ["CriticalAddonsOnly=true:NoSchedule"] if value is True else SKIP
 
 
+class BlockShapeError(Exception):
+    """A nested block that is not what Terraform writes for one, at ``path`` below the attribute
+    a converter was given; the plan reader turns it into the one-line input error."""
+
+    def __init__(self, path: tuple[str | int, ...], value: Any, kind: type) -> None:
+        super().__init__(path)
+        self.path = path
+        self.value = value
+        self.kind = kind
+
+
+def blocks(value: Any, *path: str | int) -> list[tuple[int, dict[str, Any]]]:
+    """A nested block's instances with their indexes: Terraform writes every block as an array
+    of objects (one object for a single block). Null is none; an unknown instance is skipped."""
+    if value is None or isinstance(value, Unknown):
+        return []
+    if not isinstance(value, list):
+        raise BlockShapeError(path, value, list)
+    for i, item in enumerate(value):
+        if not isinstance(item, dict | Unknown):
+            raise BlockShapeError((*path, i), item, dict)
+    return [(i, item) for i, item in enumerate(value) if isinstance(item, dict)]
+
+
+def _first(value: Any, *path: str | int) -> dict[str, Any] | None:
+    """The single instance of a block that holds at most one (``identity``, ``capacity``)."""
+    found = blocks(value, *path)
+    return found[0][1] if found else None
+
+
 def identity_block(value: Any) -> Any:
     """``identity { type, identity_ids }`` -> ARM ``identity``."""
-    if not isinstance(value, list) or not value or not isinstance(value[0], dict):
+    block = _first(value)
+    if block is None:
         return SKIP
-    block = value[0]
     identity: dict[str, Any] = {"type": block.get("type")}
     ids = block.get("identity_ids")
     if isinstance(ids, list) and ids:
@@ -76,9 +107,9 @@ def identity_block(value: Any) -> Any:
 
 def workspace_encryption(value: Any) -> Any:
     """``encryption { key_vault_id, key_id }`` -> ARM ``properties.encryption`` with a customer key."""
-    if not isinstance(value, list) or not value or not isinstance(value[0], dict):
+    block = _first(value)
+    if block is None:
         return SKIP
-    block = value[0]
     return {
         "status": "Enabled",
         "keyVaultProperties": {"keyVaultArmId": block.get("key_vault_id"), "keyIdentifier": block.get("key_id")},
@@ -94,22 +125,20 @@ def account_encryption(value: Any) -> Any:
 
 def workload_profiles(value: Any) -> Any:
     """``workload_profile { name, workload_profile_type, minimum_count, maximum_count }`` blocks."""
-    if not isinstance(value, list):
+    if value is None:
         return SKIP
     names = (("name", "name"), ("workload_profile_type", "workloadProfileType"))
     counts = (("minimum_count", "minimumCount"), ("maximum_count", "maximumCount"))
     return [
-        {arm: block.get(tf) for tf, arm in names + counts if block.get(tf) is not None}
-        for block in value
-        if isinstance(block, dict)
+        {arm: block.get(tf) for tf, arm in names + counts if block.get(tf) is not None} for _, block in blocks(value)
     ]
 
 
 def private_service_connections(value: Any) -> Any:
     """``private_service_connection`` -> ARM private link service connections (manual ones too)."""
-    if not isinstance(value, list) or not value or not isinstance(value[0], dict):
+    block = _first(value)
+    if block is None:
         return SKIP
-    block = value[0]
     return [
         {"name": block.get("name"), "properties": {"privateLinkServiceId": block.get("private_connection_resource_id")}}
     ]
@@ -117,15 +146,13 @@ def private_service_connections(value: Any) -> Any:
 
 def autoscale_profiles(value: Any) -> Any:
     """``profile { name, capacity, rule { metric_trigger { metric_name, metric_resource_id } } }``."""
-    if not isinstance(value, list):
+    if value is None:
         return SKIP
     profiles = []
-    for block in value:
-        if not isinstance(block, dict):
-            continue
+    for i, block in blocks(value):
         rules = []
-        for rule in block.get("rule") or []:
-            trigger = (rule.get("metric_trigger") or [{}])[0] if isinstance(rule, dict) else {}
+        for j, rule in blocks(block.get("rule"), i, "rule"):
+            trigger = _first(rule.get("metric_trigger"), i, "rule", j, "metric_trigger") or {}
             rules.append(
                 {
                     "metricTrigger": {
@@ -134,7 +161,7 @@ def autoscale_profiles(value: Any) -> Any:
                     }
                 }
             )
-        capacity = (block.get("capacity") or [{}])[0]
+        capacity = _first(block.get("capacity"), i, "capacity") or {}
         profiles.append(
             {
                 "name": block.get("name"),

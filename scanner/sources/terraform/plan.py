@@ -14,16 +14,16 @@ import dataclasses
 import itertools
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from scanner.errors import InputError
 from scanner.model import azure_types as T
-from scanner.model.jsondoc import Document, pointer_join
+from scanner.model.jsondoc import Document, Where, deeper, expect, expect_items, member, pointer_join
 from scanner.model.resources import Inventory, Origin, Resource, build_resource_id, parse_resource_id
 from scanner.model.unknown import Unknown
-from scanner.sources.terraform.azurerm import MAPPINGS, SKIP, TypeMap, identity_block
+from scanner.sources.terraform.azurerm import MAPPINGS, SKIP, BlockShapeError, TypeMap, identity_block
 from scanner.sources.terraform.values import AFTER_APPLY, MISSING, overlay, read
 
 SUBSCRIPTION_PLACEHOLDER = "{subscription}"
@@ -38,9 +38,13 @@ _ID_PROPERTY_TYPES = {
     "hubresourceid": T.WORKSPACE,
     "managedenvironmentid": T.CONTAINER_APP_ENVIRONMENT,
 }
-_REFERENCE = re.compile(r"^(data\.)?([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)(\[[^\]]+\])?(?:\.(.+))?$")
-_MODULE_STEP = re.compile(r"module\.([A-Za-z0-9_-]+)(\[[^\]]+\])?")
-_KEY_SUFFIX = re.compile(r"\[[^\]]*\]$")  # an address's instance key: [0], ["a"]
+# An instance key: [0] or ["a"], the string quoted as in HCL (so it may hold "]"). Written so
+# that every pattern using it scans an address once: an unclosed key ("[[[[…") fails at once
+# instead of being searched for a closing bracket from each of its characters.
+_KEY = r'\[(?:[0-9]++|"(?:[^"\\]|\\.)*+")\]'
+_REFERENCE = re.compile(rf"(data\.)?([A-Za-z0-9_-]++)\.([A-Za-z0-9_-]++)({_KEY})?(?:\.(.+))?", re.S)
+_MODULE_STEP = re.compile(rf"module\.([A-Za-z0-9_-]++)({_KEY})?")
+_INSTANCE_KEY = re.compile(_KEY)
 # References that name no resource attribute a plan records.
 _UNFOLLOWED = ("local.", "each.", "count.", "module.", "path.", "terraform.", "self.")
 
@@ -64,6 +68,61 @@ class Instance:
     arm_type: str | None = None
     body: dict[str, Any] = field(default_factory=dict)
     property_map: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+# Entry, Change and Block are named tuples: a plan has one of each per resource, and a tuple is
+# the cheapest record to build.
+
+
+class Entry(NamedTuple):
+    """The identifying fields of one resource entry of the plan, their types checked."""
+
+    raw: dict[str, Any]
+    pointer: str
+    address: str
+    mode: str
+    type: str
+    name: str
+    module_address: str | None  # as written; Terraform omits it at the root
+
+    @classmethod
+    def read(cls, doc: Document, raw: Any, pointer: str) -> Entry:
+        """The entry at ``pointer``: an object whose ``address`` is a string (the format
+        requires it) and whose other identifying fields are strings when present."""
+        entry = expect(doc, raw, dict, pointer)
+        return cls(
+            entry,
+            pointer,
+            expect(doc, entry.get("address"), str, (pointer, "address")),
+            member(doc, entry, "mode", str, pointer) or "managed",
+            member(doc, entry, "type", str, pointer) or "",
+            member(doc, entry, "name", str, pointer) or "",
+            member(doc, entry, "module_address", str, pointer),
+        )
+
+    @property
+    def module(self) -> str:
+        """The module instance the entry is in, from its address when the entry omits it."""
+        return _module_of(self.address) if self.module_address is None else self.module_address
+
+
+class Change(NamedTuple):
+    """One managed entry of ``resource_changes`` or ``resource_drift`` with its change object."""
+
+    entry: Entry
+    detail: dict[str, Any]
+    actions: list[str]
+
+    @property
+    def pointer(self) -> str:
+        return self.entry.pointer
+
+
+class Block(NamedTuple):
+    """A configuration block (a resource or a module call) and where it is in the plan."""
+
+    body: dict[str, Any]
+    where: Where
 
 
 def check_format_version(doc: Document) -> None:
@@ -94,83 +153,97 @@ class PlanReader:
 
     def _collect_changes(self) -> None:
         """Each changed instance with its masks applied; one not deployed leaves a placeholder."""
-        for i, change, detail, actions in managed_changes(self.plan.get("resource_changes")):
-            if _not_deployed(actions):
-                self.instances.setdefault(str(change.get("address")), self._skipped(change))
+        for change in managed_changes(self.doc, "resource_changes"):
+            if _not_deployed(change.actions):
+                self.instances.setdefault(change.entry.address, self._skipped(change.entry.address))
                 continue
-            after = detail.get("after")
-            if not isinstance(after, dict) and detail.get("after_unknown") is not True:
+            after = change.detail.get("after")
+            if not isinstance(after, dict) and change.detail.get("after_unknown") is not True:
                 continue
-            values = overlay(after, detail.get("after_unknown"), detail.get("after_sensitive"))
-            instance = self._add(change, values, pointer_join("", "resource_changes", i, "change", "after"))
-            instance.action = "replace" if "delete" in actions else ",".join(actions)
+            values = overlay(after, change.detail.get("after_unknown"), change.detail.get("after_sensitive"))
+            instance = self._add(change.entry, values, pointer_join(change.pointer, "change", "after"))
+            instance.action = "replace" if "delete" in change.actions else ",".join(change.actions)
 
     def _collect_planned(self) -> None:
         """Managed instances ``planned_values`` lists and ``resource_changes`` does not."""
-        planned = self.plan.get("planned_values")
-        root = planned.get("root_module") if isinstance(planned, dict) else None
-        for entry, pointer in _module_resources(root, "/planned_values/root_module"):
-            if entry.get("mode", "managed") == "managed" and str(entry.get("address")) not in self.instances:
-                self._add(entry, overlay(entry.get("values"), None, entry.get("sensitive_values")), pointer + "/values")
+        planned = member(self.doc, self.plan, "planned_values", dict, "")
+        root = member(self.doc, planned, "root_module", dict, "/planned_values") if planned else None
+        for entry in self._unread(root, "/planned_values/root_module", "managed"):
+            values = overlay(entry.raw.get("values"), None, entry.raw.get("sensitive_values"))
+            self._add(entry, values, entry.pointer + "/values")
 
     def _collect_data_sources(self) -> None:
         """Data sources read before the plan: what the planned resources may refer to."""
-        prior = self.plan.get("prior_state")
-        root = prior.get("values", {}).get("root_module") if isinstance(prior, dict) else None
-        for entry, pointer in _module_resources(root, "/prior_state/values/root_module"):
-            if entry.get("mode") == "data" and str(entry.get("address")) not in self.instances:
-                values = overlay(entry.get("values"), None, entry.get("sensitive_values"))
-                instance = self._add(entry, values, pointer + "/values")
-                instance.reference_only = True
+        prior = member(self.doc, self.plan, "prior_state", dict, "")
+        state = member(self.doc, prior, "values", dict, "/prior_state") if prior else None
+        root = member(self.doc, state, "root_module", dict, "/prior_state/values") if state else None
+        for entry in self._unread(root, "/prior_state/values/root_module", "data"):
+            values = overlay(entry.raw.get("values"), None, entry.raw.get("sensitive_values"))
+            instance = self._add(entry, values, entry.pointer + "/values")
+            instance.reference_only = True
 
-    def _skipped(self, change: dict[str, Any]) -> Instance:
+    def _unread(self, root: dict[str, Any] | None, pointer: str, mode: str) -> Iterator[Entry]:
+        """The entries of ``mode`` in a planned or state module that are not read already. The
+        others are checked only as far as their address and mode, since nothing reads more."""
+        for raw, at in _module_resources(self.doc, root, pointer):
+            address = expect(self.doc, raw.get("address"), str, (at, "address"))
+            if address not in self.instances and (member(self.doc, raw, "mode", str, at) or "managed") == mode:
+                yield Entry.read(self.doc, raw, at)
+
+    def _skipped(self, address: str) -> Instance:
         """A placeholder so planned_values cannot resurrect a deleted instance."""
-        return Instance(str(change.get("address")), "deleted", "", "", "", {}, "", reference_only=True)
+        return Instance(address, "deleted", "", "", "", {}, "", reference_only=True)
 
-    def _add(self, entry: dict[str, Any], values: Any, pointer: str) -> Instance:
-        address = str(entry.get("address"))
-        module_address = entry.get("module_address")
-        if not isinstance(module_address, str):
-            module_address = _module_of(address)
+    def _add(self, entry: Entry, values: Any, pointer: str) -> Instance:
         instance = Instance(
-            address=address,
-            mode=str(entry.get("mode", "managed")),
-            type=str(entry.get("type", "")),
-            name=str(entry.get("name", "")),
-            module_address=module_address,
+            address=entry.address,
+            mode=entry.mode,
+            type=entry.type,
+            name=entry.name,
+            module_address=entry.module,
             values=values if isinstance(values, dict) else {},
             pointer=pointer,
         )
-        self.instances[address] = instance
+        self.instances[entry.address] = instance
         return instance
 
     # -- configuration references ---------------------------------------------------------
 
-    def _index_configuration(self) -> dict[tuple[str, str], dict[str, Any]]:
+    def _index_configuration(self) -> dict[tuple[str, str], Block]:
         """Configuration blocks by (module path without instance keys, ``type.name``)."""
-        index: dict[tuple[str, str], dict[str, Any]] = {}
-        config = self.plan.get("configuration")
-        root = config.get("root_module") if isinstance(config, dict) else None
+        doc = self.doc
+        index: dict[tuple[str, str], Block] = {}
+        config = member(doc, self.plan, "configuration", dict, "")
+        root = member(doc, config, "root_module", dict, "/configuration") if config else None
 
-        def walk(module: Any, path: str) -> None:
-            if not isinstance(module, dict):
-                return
-            for resource in module.get("resources") or []:
-                if isinstance(resource, dict) and isinstance(resource.get("address"), str):
-                    index[(path, resource["address"])] = resource
-            for name, call in (module.get("module_calls") or {}).items():
-                if isinstance(call, dict):
-                    index[(path, f"module.{name}")] = call
-                    walk(call.get("module"), f"{path}.module.{name}".lstrip("."))
+        def walk(module: dict[str, Any], path: str, where: Where) -> None:
+            for i, resource in enumerate(member(doc, module, "resources", list, where) or []):
+                at = deeper(where, "resources", i)
+                address = expect(doc, expect(doc, resource, dict, at).get("address"), str, deeper(at, "address"))
+                index[(path, address)] = Block(resource, at)
+            calls = member(doc, module, "module_calls", dict, where) or {}
+            for name, call in calls.items():
+                at = deeper(where, "module_calls", name)
+                index[(path, f"module.{name}")] = Block(expect(doc, call, dict, at), at)
+                child = member(doc, call, "module", dict, at)
+                if child is not None:
+                    walk(child, f"{path}.module.{name}".lstrip("."), deeper(at, "module"))
 
-        walk(root, "")
+        if root is not None:
+            walk(root, "", "/configuration/root_module")
         return index
 
-    def _config_block(self, instance: Instance) -> dict[str, Any] | None:
+    def _config_block(self, instance: Instance) -> Block | None:
         module_path = _strip_keys(instance.module_address)
         base = instance.address[len(instance.module_address) + 1 :] if instance.module_address else instance.address
-        local = _KEY_SUFFIX.sub("", base)
-        return self._config_index.get((module_path, local))
+        return self._config_index.get((module_path, _without_key(base)))
+
+    def _expression(self, block: Block | None, name: str) -> tuple[Any, Where]:
+        """A block's expression for ``name`` (None when it has none), and where it is."""
+        if block is None:
+            return None, ""
+        expressions = member(self.doc, block.body, "expressions", dict, block.where) or {}
+        return expressions.get(name), deeper(block.where, "expressions", name)
 
     def resolve(self, instance: Instance, attribute: str) -> Any:
         """The value an unknown attribute will have, through its configuration reference.
@@ -178,28 +251,34 @@ class PlanReader:
         ``x.id`` resolves to the target's ARM id; other attributes (``location``, ``name``)
         to the target's planned value. Returns MISSING when the reference cannot be followed.
         """
-        block = self._config_block(instance)
-        expressions = block.get("expressions") if block else None
-        expression = expressions.get(attribute) if isinstance(expressions, dict) else None
-        return self._follow(expression, instance.module_address)
+        expression, where = self._expression(self._config_block(instance), attribute)
+        return self._follow(expression, where, instance.module_address)
 
-    def _follow(self, expression: Any, module_address: str) -> Any:
-        if not isinstance(expression, dict):
+    def _follow(self, expression: Any, where: Where, module_address: str) -> Any:
+        """What an expression evaluates to: its constant, or the first reference that can be
+        followed. A nested block's expressions (an array) name no one value."""
+        if expression is None or isinstance(expression, list):
             return MISSING
+        expression = expect(self.doc, expression, dict, where)
         if "constant_value" in expression:
             return expression["constant_value"]
-        for ref in expression.get("references") or []:
-            value = self._follow_reference(str(ref), module_address)
+        for ref in self._references(expression, where):
+            value = self._follow_reference(ref, module_address)
             if value is not MISSING:
                 return value
         return MISSING
+
+    def _references(self, expression: dict[str, Any], where: Where) -> list[str]:
+        """An expression's ``references``: the strings the format promises, checked."""
+        refs = member(self.doc, expression, "references", list, where) or []
+        return expect_items(self.doc, refs, str, deeper(where, "references"))
 
     def _follow_reference(self, ref: str, module_address: str) -> Any:
         if ref.startswith("var."):
             return self._follow_variable(ref[4:].split(".")[0], module_address)
         if ref.startswith(_UNFOLLOWED):
             return MISSING
-        match = _REFERENCE.match(ref)
+        match = _REFERENCE.fullmatch(ref)
         if not match or not match.group(5):
             return MISSING
         data, rtype, rname, key, attribute = match.groups()
@@ -212,7 +291,7 @@ class PlanReader:
         prefix = f"{module_address}." if module_address else ""
         target = self.instances.get(f"{prefix}{local}{key or ''}")
         if target is None and not key:
-            candidates = [i for a, i in self.instances.items() if _KEY_SUFFIX.sub("", a) == prefix + local]
+            candidates = [i for a, i in self.instances.items() if _without_key(a) == prefix + local]
             target = candidates[0] if len(candidates) == 1 else None
         return None if target is None or target.mode == "deleted" else target
 
@@ -229,15 +308,17 @@ class PlanReader:
 
     def _follow_variable(self, name: str, module_address: str) -> Any:
         if not module_address:
-            variables = self.plan.get("variables")
-            entry = variables.get(name) if isinstance(variables, dict) else None
-            return entry.get("value", MISSING) if isinstance(entry, dict) else MISSING
+            variables = member(self.doc, self.plan, "variables", dict, "") or {}
+            entry = member(self.doc, variables, name, dict, "/variables")
+            return entry.get("value", MISSING) if entry is not None else MISSING
         steps = list(_MODULE_STEP.finditer(module_address))
+        if not steps:
+            return MISSING
         last = steps[-1]
         parent_address = module_address[: last.start()].rstrip(".")
         call = self._config_index.get((_strip_keys(parent_address), f"module.{last.group(1)}"))
-        expressions = call.get("expressions") if call else None
-        return self._follow(expressions.get(name) if isinstance(expressions, dict) else None, parent_address)
+        expression, where = self._expression(call, name)
+        return self._follow(expression, where, parent_address)
 
     # -- ids and translation --------------------------------------------------------------
 
@@ -251,24 +332,24 @@ class PlanReader:
             if resolved is not MISSING and resolved is not None:
                 return resolved
         if isinstance(current, (list, dict)):
-            block = self._config_block(instance)
-            expressions = block.get("expressions") if block else None
-            if isinstance(expressions, dict) and attribute in expressions:
-                return self._resolve_nested(current, expressions[attribute], instance.module_address)
+            expression, where = self._expression(self._config_block(instance), attribute)
+            if expression is not None:
+                return self._resolve_nested(current, expression, where, instance.module_address)
         return current
 
-    def _resolve_nested(self, value: Any, expression: Any, module_address: str) -> Any:
+    def _resolve_nested(self, value: Any, expression: Any, where: Where, module_address: str) -> Any:
         """``value`` with after-apply unknowns replaced by what their nested expressions name."""
         if value is AFTER_APPLY:
-            resolved = self._follow(expression, module_address)
+            resolved = self._follow(expression, where, module_address)
             return value if resolved is MISSING or resolved is None else resolved
         if isinstance(value, list) and isinstance(expression, list):
-            return [
-                self._resolve_nested(v, expression[i] if i < len(expression) else None, module_address)
-                for i, v in enumerate(value)
-            ]
+            nested = [*expression, *[None] * (len(value) - len(expression))]
+            return [self._resolve_nested(v, nested[i], deeper(where, i), module_address) for i, v in enumerate(value)]
         if isinstance(value, dict) and isinstance(expression, dict):
-            return {k: self._resolve_nested(v, expression.get(k), module_address) for k, v in value.items()}
+            return {
+                k: self._resolve_nested(v, expression.get(k), deeper(where, k), module_address)
+                for k, v in value.items()
+            }
         return value
 
     def arm_id(self, instance: Instance) -> str:
@@ -329,7 +410,11 @@ class PlanReader:
                 raw = self.value(instance, tf_path) if "." not in tf_path else read(instance.values, tf_path)
                 if raw is MISSING:
                     continue
-                converted = raw if isinstance(raw, Unknown) or attr.convert is None else attr.convert(raw)
+                converted = (
+                    raw
+                    if isinstance(raw, Unknown) or attr.convert is None
+                    else self._convert(instance, tf_path, attr.convert, raw)
+                )
                 if converted is SKIP:
                     continue
                 _assign(body, attr.arm, converted)
@@ -337,6 +422,14 @@ class PlanReader:
                 break
         instance.body = body
         instance.translated = True
+
+    def _convert(self, instance: Instance, tf_path: str, convert: Callable[[Any], Any], raw: Any) -> Any:
+        """``convert(raw)``; a nested block of the wrong shape is bad input at its pointer."""
+        try:
+            return convert(raw)
+        except BlockShapeError as exc:
+            where = deeper(instance.pointer, *tf_path.split("."), *exc.path)
+            return expect(self.doc, exc.value, exc.kind, where)  # raises: the value is not a kind
 
     def _translate_azapi(self, instance: Instance) -> None:
         payload = _azapi_body(instance.values)
@@ -349,7 +442,8 @@ class PlanReader:
             value = read(instance.values, attribute)
             if value is not MISSING:
                 body[attribute] = value
-        identity = identity_block(read(instance.values, "identity"))
+        declared = read(instance.values, "identity")
+        identity = SKIP if declared is MISSING else self._convert(instance, "identity", identity_block, declared)
         if identity is not SKIP:
             body["identity"] = identity
         instance.body = body
@@ -391,13 +485,13 @@ class PlanReader:
         return targets[0] if len(targets) == 1 else None
 
     def _id_targets(self, instance: Instance, attribute: str) -> list[Instance]:
-        block = self._config_block(instance)
-        expressions = block.get("expressions") if block else None
-        expression = expressions.get(attribute) if isinstance(expressions, dict) else None
+        expression, where = self._expression(self._config_block(instance), attribute)
+        if expression is None:
+            return []
         found: list[Instance] = []
         prefix = f"{instance.module_address}." if instance.module_address else ""
-        for ref in (expression.get("references") or []) if isinstance(expression, dict) else []:
-            match = _REFERENCE.match(str(ref))
+        for ref in self._references(expect(self.doc, expression, dict, where), where):
+            match = _REFERENCE.fullmatch(ref)
             if match and match.group(5) == "id":
                 data, rtype, rname, key, _ = match.groups()
                 target = self.instances.get(f"{prefix}{'data.' if data else ''}{rtype}.{rname}{key or ''}")
@@ -464,14 +558,14 @@ class PlanReader:
             notes=notes or None,
         )
 
-    def translate_state(self, entry: dict[str, Any], values: dict[str, Any], pointer: str) -> Resource | None:
+    def translate_state(self, entry: Entry, values: dict[str, Any], pointer: str) -> Resource | None:
         """One resource state outside the planned set (a ``resource_drift`` side), as ARM."""
         instance = Instance(
-            address=str(entry.get("address")),
+            address=entry.address,
             mode="managed",
-            type=str(entry.get("type", "")),
-            name=str(entry.get("name", "")),
-            module_address=_module_of(str(entry.get("address"))),
+            type=entry.type,
+            name=entry.name,
+            module_address=_module_of(entry.address),
             values=values,
             pointer=pointer,
             action="drift",
@@ -535,16 +629,17 @@ def _in_parent_region(resource: Resource, inventory: Inventory) -> Resource:
     return dataclasses.replace(resource, body={**resource.body, "location": parent.body["location"]})
 
 
-def managed_changes(entries: Any) -> Iterator[tuple[int, dict[str, Any], dict[str, Any], list[str]]]:
-    """(index, entry, its change object, its actions) for each managed-resource entry of a
-    ``resource_changes`` or ``resource_drift`` list; malformed entries are passed over."""
-    for i, entry in enumerate(entries if isinstance(entries, list) else []):
-        if not isinstance(entry, dict) or entry.get("mode", "managed") != "managed":
+def managed_changes(doc: Document, key: str) -> Iterator[Change]:
+    """Each managed-resource entry of the ``resource_changes`` or ``resource_drift`` list, with
+    its change object and its actions (an array of strings), each checked where it is read."""
+    for i, raw in enumerate(member(doc, doc.data, key, list, "") or []):
+        entry = Entry.read(doc, raw, f"/{key}/{i}")
+        if entry.mode != "managed":
             continue
-        raw = entry.get("change")
-        change: dict[str, Any] = raw if isinstance(raw, dict) else {}
-        actions = change.get("actions") or []
-        yield i, entry, change, actions if isinstance(actions, list) else []
+        detail = member(doc, entry.raw, "change", dict, entry.pointer) or {}
+        at = (entry.pointer, "change")
+        actions = member(doc, detail, "actions", list, at) or []
+        yield Change(entry, detail, expect_items(doc, actions, str, deeper(at, "actions")))
 
 
 def read_resource_drift(doc: Document) -> list[tuple[Resource | None, Resource | None]]:
@@ -556,22 +651,22 @@ def read_resource_drift(doc: Document) -> list[tuple[Resource | None, Resource |
     reader = PlanReader(doc)
     reader._collect()
     pairs: list[tuple[Resource | None, Resource | None]] = []
-    for i, entry, change, actions in managed_changes(doc.data.get("resource_drift")):
-        if "update" not in actions and "delete" not in actions:
+    for change in managed_changes(doc, "resource_drift"):
+        if "update" not in change.actions and "delete" not in change.actions:
             continue  # no-op drift records a move only
         states: list[Resource | None] = []
         for side in ("before", "after"):
-            values = change.get(side)
+            values = change.detail.get(side)
             if not isinstance(values, dict):
                 states.append(None)
                 continue
-            masked = overlay(values, None, change.get(f"{side}_sensitive"))
+            masked = overlay(values, None, change.detail.get(f"{side}_sensitive"))
             states.append(
                 reader.translate_state(
-                    entry, masked if isinstance(masked, dict) else {}, f"/resource_drift/{i}/change/{side}"
+                    change.entry, masked if isinstance(masked, dict) else {}, f"{change.pointer}/change/{side}"
                 )
             )
-        pairs.append((states[0], states[1] if "delete" not in actions else None))
+        pairs.append((states[0], states[1] if "delete" not in change.actions else None))
     return pairs
 
 
@@ -587,15 +682,19 @@ def _members(node: Any) -> list[tuple[Any, Any]]:
     return list(enumerate(node)) if isinstance(node, list) else []
 
 
-def _module_resources(module: Any, pointer: str) -> Iterator[tuple[dict[str, Any], str]]:
-    if not isinstance(module, dict):
+def _module_resources(
+    doc: Document, module: dict[str, Any] | None, pointer: str
+) -> Iterator[tuple[dict[str, Any], str]]:
+    """The resource entries (objects) of a ``planned_values`` or state module and of its child
+    modules, each with its pointer."""
+    if module is None:
         return
-    for i, entry in enumerate(module.get("resources") or []):
-        if isinstance(entry, dict):
-            yield entry, f"{pointer}/resources/{i}"
-    for j, child in enumerate(module.get("child_modules") or []):
-        if isinstance(child, dict):
-            yield from _module_resources(child, f"{pointer}/child_modules/{j}")
+    for i, raw in enumerate(member(doc, module, "resources", list, pointer) or []):
+        at = f"{pointer}/resources/{i}"
+        yield expect(doc, raw, dict, at), at
+    for j, child in enumerate(member(doc, module, "child_modules", list, pointer) or []):
+        at = f"{pointer}/child_modules/{j}"
+        yield from _module_resources(doc, expect(doc, child, dict, at), at)
 
 
 def _module_of(address: str) -> str:
@@ -604,7 +703,15 @@ def _module_of(address: str) -> str:
 
 
 def _strip_keys(module_address: str) -> str:
-    return re.sub(r"\[[^\]]*\]", "", module_address)
+    return _INSTANCE_KEY.sub("", module_address)
+
+
+def _without_key(address: str) -> str:
+    """The address without its own instance key (``x.y[0]`` -> ``x.y``); module keys stay."""
+    if not address.endswith("]"):
+        return address
+    keys = list(_INSTANCE_KEY.finditer(address))
+    return address[: keys[-1].start()] if keys and keys[-1].end() == len(address) else address
 
 
 def _text(value: Any) -> str:
