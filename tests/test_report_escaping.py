@@ -9,6 +9,7 @@ for the terminal), and a reader still recognises the payload in it.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -27,6 +28,7 @@ from reports.escaping import (
     xml_text,
 )
 from scanner.cli.commands import render
+from scanner.emulator.estate import Estate, demo_estate_path
 from scanner.engine.results import ScanResult
 from scanner.model.resources import CoverageGap
 from tests.conftest import FIXTURES, run_cli, scan
@@ -59,10 +61,13 @@ PAYLOADS = [
     "#1",
 ]
 
-# A Terraform name ends at a "/" (the source reads it from the resource id), and the engine cannot
-# fingerprint a name holding a lone surrogate (it hashes the id as UTF-8): names carry the other
-# payloads. Tags, warnings and coverage carry them all.
+# A Terraform name ends at a "/" (the source reads it from the resource id), and strict JSON
+# refuses a lone surrogate in a plan: names carry the other payloads. Tags, warnings and coverage
+# carry them all; a live answer may hold a lone surrogate (the SDK's JSON reader accepts one), so
+# the plan carries a marker in its place and the scan's owner tags are given the payload.
+SURROGATE = re.compile("[\ud800-\udfff]")
 NAME_PAYLOADS = [p for p in PAYLOADS if not re.search("[/\ud800-\udfff]", p)]
+MARKER = "\ue000"
 FORMATS = ("text", "markdown", "json", "sarif", "junit", "html")
 
 # What no terminal or stderr line may hold: controls (newline aside, for the report's own lines),
@@ -86,7 +91,13 @@ def _hostile_plan(tmp_path: Path, payload: str, in_names: bool) -> Path:
 
 
 def _hostile_result(tmp_path: Path, payload: str) -> ScanResult:
-    result = scan(_hostile_plan(tmp_path, payload, payload in NAME_PAYLOADS))
+    carried = MARKER if SURROGATE.search(payload) else payload
+    result = scan(_hostile_plan(tmp_path, carried, payload in NAME_PAYLOADS))
+    if carried != payload:
+        result.findings = [
+            dataclasses.replace(f, tags={k: str(v).replace(MARKER, payload) for k, v in f.tags.items()})
+            for f in result.findings
+        ]
     result.warnings.append(f"warning {payload}")
     result.coverage.append(CoverageGap(scope=f"/subscriptions/{payload}", status=403, reason=f"denied {payload}"))
     return result
@@ -237,16 +248,21 @@ def test_json_text_keeps_the_value_and_encodes_as_utf8() -> None:
 
 
 @pytest.mark.parametrize("fmt", ["json", "sarif"])
-def test_a_lone_surrogate_written_by_the_cli_as_json_and_sarif(fmt: str, tmp_path: Path) -> None:
-    """The bug: ``ensure_ascii=False`` JSON of a lone surrogate (here in an owner tag, which the
-    JSON report's cost section quotes) could not be encoded as UTF-8, and the scan exited 70."""
-    plan = _hostile_plan(tmp_path, "\ud800", in_names=False)
+def test_a_lone_surrogate_from_a_live_answer_is_written_by_the_cli(serve, fmt: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The bug: ``ensure_ascii=False`` JSON of a lone surrogate (here an owner tag a server sent,
+    which the JSON report's cost section quotes) could not be encoded as UTF-8: exit 70."""
+    estate = Estate.load(demo_estate_path())
+    for resource in estate.resources:
+        if resource["id"].endswith("/managedClusters/aks-demo"):
+            resource["tags"] = {"owner": "team \ud800"}
+    emulator = serve(estate)
     out = tmp_path / f"report.{fmt}"
-    done = run_cli("scan", "--format", fmt, "--output", str(out), "--fail-on", "none", str(plan))
+    live = ("--arm-endpoint", emulator.endpoint, "--all-subscriptions")
+    done = run_cli("scan", *live, "--format", fmt, "--output", str(out), "--fail-on", "none", cwd=tmp_path)
     assert (done.returncode, done.stderr) == (0, "")
     report = json.loads(out.read_text(encoding="utf-8"))
     if fmt == "json":
-        assert report["cost"]["by_owner"]["team \ud800"] == 5655.25
+        assert report["cost"]["by_owner"]["team \ud800"] == 2681.29  # the GPU pool's always-on nodes
 
 
 def test_json_report_indents_no_line_separator_inside_a_value(tmp_path: Path) -> None:
