@@ -1,17 +1,15 @@
-"""Values a JSON parser accepts but no ARM document can carry, lone surrogates, and input
-quoted safely in a one-line message.
+"""What an expression can build that no ARM document can carry, and input quoted safely in a
+one-line message.
 
-``"\\ud800"`` parses to a string that cannot be written as UTF-8, so a report that shows it
-fails: it is refused where the document is read, with the JSON path, so that nothing downstream
-meets it. The check costs one substring search of the text: the walk over the parsed values runs
-only when the text has a ``\\u`` escape at all, and then refuses an infinite number too (one
-such as ``1e999`` is otherwise refused where it is used as an integer: `limits.int64`).
+A document itself is strict JSON (`scanner.model.jsondoc` refuses lone surrogates and numbers
+out of range with their line and column), and at most ARM's 4 MB. But ``json('"\\ud800"')``
+builds a string with a lone surrogate, which cannot be written as UTF-8: the function treats
+such a value as unknown (`lone_surrogate`), so that no report meets it.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any
 
@@ -29,43 +27,18 @@ def printable(text: str) -> str:
     return _CONTROL.sub(lambda m: repr(m.group(0))[1:-1], text)
 
 
-def require_wellformed(doc: Document) -> None:
-    """Refuse a document holding a lone surrogate or a number out of range, naming where."""
-    if not _suspect(doc.text):
-        return
-    found = _first_bad(doc.data, "")
-    if found is not None:
-        pointer, reason = found
-        raise InputError(f"{doc.path}: at {printable(pointer) or '/'}: {reason}")
-
-
-def _suspect(text: str) -> bool:
-    """Whether the text may hold a surrogate escape: one substring search, 3 ms on a 3 MB
-    template, where walking the parsed values takes a hundred. (A number out of range, ``1e999``
-    or ``NaN``, is refused where it is used as an integer: `limits.int64`.)"""
-    return "\\u" in text
-
-
 def lone_surrogate(value: Any) -> str | None:
-    """The JSON path (within ``value``) of a string with a lone surrogate, if there is one."""
-    found = _first_bad(value, "")
-    return found[0] if found is not None and "surrogate" in found[1] else None
-
-
-def _first_bad(value: Any, pointer: str) -> tuple[str, str] | None:
-    pending: list[tuple[Any, str]] = [(value, pointer)]
+    """The JSON path (within ``value``) of a string or property name with a lone surrogate."""
+    pending: list[tuple[Any, str]] = [(value, "")]
     while pending:
         item, where = pending.pop()
         if isinstance(item, str):
             if _SURROGATE.search(item):
-                return where, "text with a lone surrogate (\\ud800-\\udfff), which is not Unicode"
-        elif isinstance(item, float):
-            if not math.isfinite(item):
-                return where, f"the number {item} is out of range"
+                return where
         elif isinstance(item, dict):
             for key, child in item.items():
                 if _SURROGATE.search(key):
-                    return where, f"a property name with a lone surrogate: {printable(key)!r}"
+                    return where
                 pending.append((child, pointer_join(where, key)))
         elif isinstance(item, list):
             pending.extend((child, pointer_join(where, i)) for i, child in enumerate(item))
@@ -73,8 +46,7 @@ def _first_bad(value: Any, pointer: str) -> tuple[str, str] | None:
 
 
 def require_arm_document(document: Document) -> None:
-    """Refuse a template or parameters file ARM would refuse: larger than 4 MB (see `limits`), or
-    holding what no ARM document can (above).
+    """Refuse a template or parameters file larger than ARM's 4 MB (see `limits`).
 
     ARM measures the template it is sent, whitespace gone, so a file that is larger only for its
     indentation passes: its compact form is measured only when the file itself is too large."""
@@ -86,4 +58,3 @@ def require_arm_document(document: Document) -> None:
                 f"{document.path}: {size:,} bytes without whitespace; ARM's limit for a template or "
                 f"parameters file is 4 MB ({MAX_TEMPLATE_BYTES:,} bytes)"
             )
-    require_wellformed(document)

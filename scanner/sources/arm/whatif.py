@@ -13,7 +13,6 @@ from typing import Any
 
 from scanner.model.jsondoc import Document, pointer_join
 from scanner.model.resources import Origin, Resource, parse_resource_id
-from scanner.sources.arm.wellformed import require_wellformed
 
 SCANNED_CHANGES = frozenset({"create", "modify", "nochange", "deploy"})
 # A what-if change type in a Terraform plan's words (`Origin.action`); Deploy says nothing of
@@ -32,7 +31,6 @@ def whatif_changes(data: dict[str, Any]) -> tuple[list[Any], str] | None:
 
 
 def read_whatif(doc: Document) -> tuple[list[Resource], list[str]]:
-    require_wellformed(doc)
     found = whatif_changes(doc.data)
     changes, base = found if found else ([], "")
     return list(_resources(doc, changes, base)), []
