@@ -18,8 +18,9 @@ Profiles (``AZAI_FUZZ_PROFILE``):
 - ``long``: a fresh random seed and many more examples, for a local hunt:
   ``AZAI_FUZZ_PROFILE=long .venv/bin/python -m pytest -p no:cacheprovider tests/test_fuzz.py``.
 
-Neither profile keeps an example database: Hypothesis writes nothing into the checkout or the
-user's files. A failure prints the shrunk input as the fixture and its mutations.
+Neither profile keeps an example database, and Hypothesis's own cache goes to the system's
+temporary folder (``azai-hypothesis``): nothing is written into the checkout or the user's
+files. A failure prints the shrunk input as the fixture and its mutations.
 """
 
 from __future__ import annotations
@@ -48,10 +49,13 @@ pytestmark = pytest.mark.slow
 # both are meant, so the health checks about slow or large data do not apply.
 _SLOW_DATA = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example]
 settings.register_profile(
-    "ci", max_examples=2000, derandomize=True, database=None, deadline=None, suppress_health_check=_SLOW_DATA
+    "ci", max_examples=2500, derandomize=True, database=None, deadline=None, suppress_health_check=_SLOW_DATA
 )
 settings.register_profile("long", max_examples=20_000, database=None, deadline=None, suppress_health_check=_SLOW_DATA)
 PROFILE = settings.get_profile(os.environ.get("AZAI_FUZZ_PROFILE", "ci"))
+# Hypothesis caches what it learns of the code under test (its constants) in ``.hypothesis`` of
+# the working directory, the checkout, as soon as the test is collected: keep it in the temp dir.
+set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "azai-hypothesis")
 
 AZAI_PACKAGES = tuple(str(ROOT / package) + os.sep for package in ("scanner", "checks", "reports"))
 # C0 controls but newline, DEL, C1 controls, and the Unicode line and paragraph separators.
@@ -79,14 +83,6 @@ def fail(signature: str, case: Case, detail: str, cause: BaseException | None = 
     failure.__cause__ = cause
     exec(compile("raise failure", signature, "exec"), {"failure": failure})
     raise failure  # not reached: the line above raised it
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _hypothesis_files_in_tmp(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Hypothesis caches what it learns (constants found in the code under test) in
-    ``.hypothesis`` of the working directory, the checkout; this puts it in pytest's temporary
-    folder. With ``database=None`` it stores no examples at all."""
-    set_hypothesis_home_dir(tmp_path_factory.mktemp("hypothesis"))
 
 
 def innermost_azai_frame(error: BaseException) -> str:
