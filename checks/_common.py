@@ -59,6 +59,15 @@ def known_number(value: Any, path: str) -> Any:
     return known(Unknown(f"{path} is {value!r}, not a number", path=path))
 
 
+def known_list(value: Any, path: str) -> list[Any] | None:
+    """A list the rule walks, or None when absent. Anything else (a number where the API takes
+    an array) is not known to be a list, so the rule cannot decide: Unknown raises."""
+    value = known(value)
+    if value is None or isinstance(value, list):
+        return value
+    return known(Unknown(f"{path} is {type(value).__name__}, not an array", path=path))
+
+
 def same_text(value: Any, *choices: str) -> bool:
     """Case-insensitive match of an ARM enum value; Unknown raises."""
     if isinstance(value, Unknown):

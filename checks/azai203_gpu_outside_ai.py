@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, gpu_profile, has_tag
+from checks._common import WAF_AI, gpu_profile, has_tag, known_list
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
-from scanner.model.unknown import known
 
 
 @rule(
@@ -66,7 +65,7 @@ def gpu_outside_ai(resource: Resource, ctx: CheckContext) -> Iterator[Violation]
     GPU profiles bill many times a CPU profile. A GPU profile added to a shared environment
     is easily used by apps that never touch a GPU.
     """
-    profiles = known(resource.get("properties.workloadProfiles"))
+    profiles = known_list(resource.get("properties.workloadProfiles"), "properties.workloadProfiles")
     gpu = [p for p in profiles or [] if gpu_profile(p)]
     if gpu and not has_tag(resource, ctx, "marker_tag", "marker_values"):
         types = ", ".join(str(p.get("workloadProfileType")) for p in gpu)

@@ -16,6 +16,7 @@ from typing import Any
 from scanner.engine.results import Finding, ScanResult
 from scanner.model.pricing import Cost
 from scanner.model.resources import is_placeholder, parse_resource_id
+from scanner.model.unknown import Unknown
 
 NOT_KNOWN = "(set at deploy)"
 UNTAGGED = "(untagged)"
@@ -48,8 +49,12 @@ def _known(segment: str | None) -> str:
 
 
 def owner_of(finding: Finding, owner_tag: str) -> str:
+    """The owner tag's value; NOT_KNOWN when the input leaves it to deploy time (an expression
+    that cannot be evaluated), which is not the same as untagged."""
     wanted = owner_tag.lower()
     value = next((v for k, v in finding.tags.items() if str(k).lower() == wanted), None)
+    if isinstance(value, Unknown):
+        return NOT_KNOWN
     return str(value) if value else UNTAGGED
 
 

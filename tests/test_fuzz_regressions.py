@@ -1,0 +1,70 @@
+"""Named regression cases for what the fuzzing suite (tests/test_fuzz.py) found.
+
+Each signature the suite or its longer runs found is pinned by a test named for it. Most live
+beside the code that fixed them:
+
+- strings where a rule compares counts (AZAI-201 ``minCount``/``count`` ``""``):
+  tests/test_arm_limits.py::test_a_pool_count_given_as_a_string_is_undetermined_not_a_crash;
+- a plan's ``actions`` holding a number: tests/test_plan_boundary.py (``actions-holds-number``);
+- lone surrogates and ``Infinity`` in any input file: tests/test_json_reading.py;
+- a NUL or other control character in a name or tag, in every report format:
+  tests/test_report_escaping.py::test_every_report_quotes_hostile_input_inertly;
+- ``range()``, ``padLeft()`` and ``replace()`` building gigabytes: tests/test_arm_limits.py.
+
+The two below had no home of their own.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import FIXTURES, run_cli
+
+
+def _demo_template(tmp_path: Path, change: Any) -> Path:
+    template = json.loads((FIXTURES / "demo" / "template.json").read_text(encoding="utf-8"))
+    change(template["resources"])
+    path = tmp_path / "template.json"
+    path.write_text(json.dumps(template), encoding="utf-8")
+    return path
+
+
+def test_an_owner_tag_nobody_can_evaluate_is_owned_by_nobody_known(tmp_path: Path) -> None:
+    """``bool()`` of an unknown owner tag crashed the cost summary (exit 70) in every format."""
+
+    def malformed_owner(resources: dict[str, Any]) -> None:
+        resources["ws"]["tags"] = {"owner": "[concat('a',,'b')]"}
+
+    path = _demo_template(tmp_path, malformed_owner)
+    done = run_cli("scan", "--format", "json", "--fail-on", "none", str(path))
+    assert done.returncode == 0, done.stderr
+    owners = json.loads(done.stdout)["cost"]["by_owner"]
+    assert owners == {"(untagged)": 2681.29, "(set at deploy)": 2973.96}  # the workspace's computes
+
+
+def test_workload_profiles_that_are_not_an_array_leave_the_environment_undetermined(tmp_path: Path) -> None:
+    """AZAI-203 iterated ``workloadProfiles`` whatever it was: a number crashed it (exit 70)."""
+    template = {
+        "$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#",
+        "contentVersion": "1.0.0.0",
+        "resources": [
+            {
+                "type": "Microsoft.App/managedEnvironments",
+                "apiVersion": "2024-03-01",
+                "name": "cae",
+                "location": "eastus",
+                "properties": {"workloadProfiles": -1},
+            }
+        ],
+    }
+    path = tmp_path / "template.json"
+    path.write_text(json.dumps(template), encoding="utf-8")
+    done = run_cli("scan", "--format", "json", "--fail-on", "none", "--select", "AZAI-203", str(path))
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["findings"] == []
+    assert [(u["resource_name"], u["reason"]) for u in report["undetermined"]] == [
+        ("cae", "properties.workloadProfiles is unknown (properties.workloadProfiles is int, not an array)")
+    ]
