@@ -65,7 +65,7 @@ def known_list(value: Any, path: str) -> list[Any] | None:
     value = known(value)
     if value is None or isinstance(value, list):
         return value
-    return known(Unknown(f"{path} is {type(value).__name__}, not an array", path=path))
+    raise UnknownValueError(Unknown(f"{path} is {type(value).__name__}, not an array", path=path))
 
 
 def same_text(value: Any, *choices: str) -> bool:
