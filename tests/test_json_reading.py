@@ -169,24 +169,29 @@ def _plan(*changes: dict[str, Any], references: list[str] | None = None) -> str:
 
 ADVERSARIAL = [
     # (case id, file content, exit code, a line of the output it must hold)
-    ("address-of-brackets", _plan(_cluster("azurerm_kubernetes_cluster.a" + "[" * LONG)), 0, '"resources": 2'),
+    (
+        "address-of-brackets",
+        _plan(_cluster("azurerm_kubernetes_cluster.a" + "[" * LONG)),
+        2,
+        "/resource_changes/0/address: expected a Terraform resource address, found 'azurerm_kubernetes_cluster.a[[[",
+    ),
     (
         "module-address-of-brackets",
-        _plan(_cluster(f"{MODULE}.azurerm_kubernetes_cluster.a", module_address=MODULE)),
-        0,
-        '"resources": 2',
+        _plan(_cluster("module.m.azurerm_kubernetes_cluster.a", module_address=MODULE)),
+        2,
+        "/resource_changes/0/module_address: expected a Terraform module address, found 'module.m[[[",
     ),
     (
         "module-steps-never-closed",
         _plan(_cluster("module.a[" * (LONG // 9) + ".azurerm_kubernetes_cluster.a")),
-        0,
-        '"resources": 2',
+        2,
+        "/resource_changes/0/address: expected a Terraform resource address, found 'module.a[module.a[",
     ),
     (
         "module-keys-never-closed",
         _plan(_cluster('module.a["' * (LONG // 10) + ".azurerm_kubernetes_cluster.a")),
-        0,
-        '"resources": 2',
+        2,
+        "/resource_changes/0/address: expected a Terraform resource address, found 'module.a[\"module.a[\"",
     ),
     (
         "reference-of-brackets",

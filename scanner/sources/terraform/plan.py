@@ -45,6 +45,12 @@ _KEY = r'\[(?:[0-9]++|"(?:[^"\\]|\\.)*+")\]'
 _REFERENCE = re.compile(rf"(data\.)?([A-Za-z0-9_-]++)\.([A-Za-z0-9_-]++)({_KEY})?(?:\.(.+))?", re.S)
 _MODULE_STEP = re.compile(rf"module\.([A-Za-z0-9_-]++)({_KEY})?")
 _INSTANCE_KEY = re.compile(_KEY)
+# A resource instance address: module steps, then [data.]TYPE.NAME[KEY]. Possessive throughout,
+# so that a hostile one (300,000 "[") is refused in linear time.
+_NAME = "[A-Za-z0-9_-]++"
+_MODULE = rf"module\.{_NAME}(?:{_KEY})?+"
+_ADDRESS = re.compile(rf"(?:{_MODULE}\.)*+(?:data\.)?+{_NAME}\.{_NAME}(?:{_KEY})?+")
+_MODULE_ADDRESS = re.compile(rf"{_MODULE}(?:\.{_MODULE})*+")
 # References that name no resource attribute a plan records.
 _UNFOLLOWED = ("local.", "each.", "count.", "module.", "path.", "terraform.", "self.")
 
@@ -93,11 +99,11 @@ class Entry(NamedTuple):
         return cls(
             entry,
             pointer,
-            expect(doc, entry.get("address"), str, (pointer, "address")),
+            _address(doc, expect(doc, entry.get("address"), str, (pointer, "address")), pointer, "address"),
             member(doc, entry, "mode", str, pointer) or "managed",
             member(doc, entry, "type", str, pointer) or "",
             member(doc, entry, "name", str, pointer) or "",
-            member(doc, entry, "module_address", str, pointer),
+            _module_address(doc, member(doc, entry, "module_address", str, pointer), pointer),
         )
 
     @property
@@ -774,3 +780,17 @@ def read_plan(doc: Document) -> tuple[list[Resource], list[str]]:
     """All ARM-shaped resources of a plan, and warnings about what could not be merged."""
     reader = PlanReader(doc)
     return reader.resources(), reader.warnings
+
+
+def _address(doc: Document, address: str, pointer: str, key: str, pattern: re.Pattern[str] = _ADDRESS) -> str:
+    """``address`` when it is a resource (or module) instance address: everything after it keys
+    on one, and a hostile one must not reach the patterns that take it apart."""
+    if pattern.fullmatch(address):
+        return address
+    shown = address if len(address) <= 60 else f"{address[:57]}..."
+    kind = "module" if pattern is _MODULE_ADDRESS else "resource"
+    raise InputError(f"{doc.path}: {pointer_join(pointer, key)}: expected a Terraform {kind} address, found {shown!r}")
+
+
+def _module_address(doc: Document, address: str | None, pointer: str) -> str | None:
+    return None if address is None else _address(doc, address, pointer, "module_address", _MODULE_ADDRESS)
