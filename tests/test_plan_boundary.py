@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run_cli
+import scanner.sources.terraform.plan as plan_module
+from tests.conftest import run_cli, scan
 
 CLUSTER = "module.aks.azurerm_kubernetes_cluster.this"
 POOL = 'module.aks.module.pool["gpu"].azurerm_kubernetes_cluster_node_pool.this[0]'
@@ -303,3 +304,45 @@ def test_a_snapshot_value_of_the_wrong_type_is_exit_2_naming_its_pointer(
     line = _one_error_line("scan", str(path))
     assert line.startswith(f"azai: error: {path}: ") and reason in line, line
     assert pointer in line
+
+
+def test_references_to_a_counted_resource_cost_one_pass_not_one_per_reference(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reference without an instance key (``azurerm_resource_group.rg.location``) looked for its
+    target by stripping the key of every instance, once per reference: a plan of 3,000 such
+    pairs took 25 s, 30,000 would take hours. Now one index serves them all; counted here, since
+    no test may assert on time."""
+    pairs = 300
+    changes: list[dict[str, Any]] = []
+    for i in range(pairs):
+        group = {"name": f"rg{i}", "location": "eastus"}
+        cluster = {"name": f"c{i}", "resource_group_name": f"rg{i}"}
+        changes.append(_change(f'azurerm_resource_group.rg["k{i}"]', "azurerm_resource_group", group, {}))
+        changes.append(
+            _change(f"azurerm_kubernetes_cluster.c[{i}]", "azurerm_kubernetes_cluster", cluster, {"location": True})
+        )
+    references = ["azurerm_resource_group.rg.location", "azurerm_resource_group.rg"]
+    configuration = {
+        "root_module": {
+            "resources": [
+                {"address": "azurerm_resource_group.rg", "expressions": {}},
+                {"address": "azurerm_kubernetes_cluster.c", "expressions": {"location": {"references": references}}},
+            ]
+        }
+    }
+    path = tmp_path / "plan.json"
+    plan = {"format_version": "1.2", "terraform_version": "1.9.8", "resource_changes": changes}
+    path.write_text(json.dumps({**plan, "configuration": configuration}), encoding="utf-8")
+    calls = 0
+    strip = plan_module._without_key
+
+    def counted(address: str) -> str:
+        nonlocal calls
+        calls += 1
+        return strip(address)
+
+    monkeypatch.setattr(plan_module, "_without_key", counted)
+    result = scan(path)
+    assert result.resources_scanned == 2 * pairs
+    assert calls <= 2 * (2 * pairs)  # a pass over the instances, and one per index rebuild at most

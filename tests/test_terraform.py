@@ -11,6 +11,7 @@ import pytest
 from scanner.errors import InputError
 from scanner.model.unknown import Unknown
 from scanner.sources import load_file
+from scanner.sources.terraform.plan import PlanReader
 from tests.conftest import run_cli, scan
 
 AZURERM = "registry.terraform.io/hashicorp/azurerm"
@@ -540,3 +541,52 @@ def test_an_azapi_extension_resource_hangs_off_its_target(tmp_path: Path) -> Non
     (ws,) = inventory.of_type("Microsoft.MachineLearningServices/workspaces")
     (logs,) = inventory.extensions(ws, "Microsoft.Insights/diagnosticSettings")
     assert logs.id == f"{workspace_id}/providers/Microsoft.Insights/diagnosticSettings/to-logs"
+
+
+def test_many_updates_find_their_targets_in_one_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each azapi_update_resource compared every instance's ARM id with its target's: updates x
+    instances. A hostile plan of many of each would hang; counted here, as no test times."""
+    accounts = 200
+    group = "/subscriptions/s/resourceGroups/r/providers/Microsoft.Storage/storageAccounts"
+    changes: list[dict[str, Any]] = []
+    for i in range(accounts):
+        account = {
+            "type": "Microsoft.Storage/storageAccounts@2023-05-01",
+            "name": f"st{i}",
+            "parent_id": group.rsplit("/providers", 1)[0],
+            "location": "eastus",
+            "body": {"properties": {}},
+        }
+        update = {
+            "type": "Microsoft.Storage/storageAccounts@2023-05-01",
+            "resource_id": f"{group}/st{i}",
+            "body": {"properties": {"minimumTlsVersion": "TLS1_2"}},
+        }
+        for address, rtype, after in (
+            (f"azapi_resource.st{i}", "azapi_resource", account),
+            (f"azapi_update_resource.u{i}", "azapi_update_resource", update),
+        ):
+            changes.append(
+                {
+                    "address": address,
+                    "mode": "managed",
+                    "type": rtype,
+                    "name": address.split(".")[1],
+                    "change": {"actions": ["create"], "before": None, "after": after, "after_unknown": {}},
+                }
+            )
+    path = plan(tmp_path, changes)
+    calls = 0
+    arm_id = PlanReader.arm_id
+
+    def counted(reader: PlanReader, instance: Any) -> str:
+        nonlocal calls
+        calls += 1
+        return arm_id(reader, instance)
+
+    monkeypatch.setattr(PlanReader, "arm_id", counted)
+    loaded = load_file(path, "p")
+    assert not loaded.warnings
+    merged = [r for r in loaded.inventory.resources if r.get("properties.minimumTlsVersion") == "TLS1_2"]
+    assert len(merged) == accounts
+    assert calls <= 10 * accounts  # linear: a constant number of ids per instance

@@ -145,6 +145,9 @@ class PlanReader:
         self.doc = doc
         self.plan = doc.data
         self.instances: dict[str, Instance] = {}
+        # The instances by address without their own key, built when a reference first needs it
+        # and rebuilt if instances were added since: one pass, not one per reference.
+        self._unkeyed: tuple[int, dict[str, list[Instance]]] = (-1, {})
         self.warnings: list[str] = []
         self._config_index = self._index_configuration()
 
@@ -297,9 +300,18 @@ class PlanReader:
         prefix = f"{module_address}." if module_address else ""
         target = self.instances.get(f"{prefix}{local}{key or ''}")
         if target is None and not key:
-            candidates = [i for a, i in self.instances.items() if _without_key(a) == prefix + local]
+            candidates = self._by_unkeyed_address().get(prefix + local, [])
             target = candidates[0] if len(candidates) == 1 else None
         return None if target is None or target.mode == "deleted" else target
+
+    def _by_unkeyed_address(self) -> dict[str, list[Instance]]:
+        count, index = self._unkeyed
+        if count != len(self.instances):
+            index = {}
+            for address, instance in self.instances.items():
+                index.setdefault(_without_key(address), []).append(instance)
+            self._unkeyed = (len(self.instances), index)
+        return index
 
     def _attribute(self, target: Instance, attribute: str) -> Any:
         """A referenced attribute: ``id`` as the target's ARM id; a top-level attribute the plan
@@ -512,23 +524,20 @@ class PlanReader:
         return mapping.arm_type.lower() if mapping else ""
 
     def _merge_updates(self) -> None:
-        for instance in self.instances.values():
-            if instance.type != "azapi_update_resource" or instance.reference_only:
-                continue
+        """Each azapi_update_resource's body into the instance it targets, found by ARM id in one
+        index (a plan of many updates must not compare each with every instance)."""
+        updates = [i for i in self.instances.values() if i.type == "azapi_update_resource" and not i.reference_only]
+        if not updates:
+            return
+        by_id: dict[str, Instance] = {}
+        for candidate in self.instances.values():
+            if not candidate.reference_only and candidate.translated:
+                by_id.setdefault(self.arm_id(candidate).lower(), candidate)
+        for instance in updates:
             target_id = self.value(instance, "resource_id")
             if target_id is MISSING:
                 target_id = self.arm_id(instance)
-            target = next(
-                (
-                    i
-                    for i in self.instances.values()
-                    if not i.reference_only
-                    and i.translated
-                    and isinstance(target_id, str)
-                    and self.arm_id(i).lower() == target_id.lower()
-                ),
-                None,
-            )
+            target = by_id.get(target_id.lower()) if isinstance(target_id, str) else None
             payload = _azapi_body(instance.values)
             if target is None or not isinstance(payload, dict):
                 self.warnings.append(
