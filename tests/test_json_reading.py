@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from scanner.model.jsondoc import MAX_INPUT_BYTES
 from tests.conftest import FIXTURES, run_cli
 
 LONG = 300_000
@@ -251,3 +252,14 @@ def test_every_reader_pattern_is_linear_on_adversarial_input(
     assert expected in output, output[:2000]
     if code == 2:
         assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_file_larger_than_azai_reads_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    """A sparse file: its size is what a pull request could send, its blocks cost no disk."""
+    path = tmp_path / "plan.json"
+    with path.open("wb") as handle:
+        handle.truncate(MAX_INPUT_BYTES + 1)
+    assert _one_error_line(path) == (
+        f"azai: error: {path}: {MAX_INPUT_BYTES + 1:,} bytes, more than the {MAX_INPUT_BYTES:,} (256 MiB) azai "
+        "reads from one file; split the plan (one per root module) or scan its parts"
+    )

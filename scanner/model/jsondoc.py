@@ -197,9 +197,21 @@ def expect_items(doc: Document, items: list[Any], kind: type[T], where: Where) -
     return items
 
 
+# The largest file azai reads: parsed JSON takes about ten times its size in memory, so this
+# keeps one input under about 3 GB. A 10,000-resource plan is 12 MB; ARM's own limit for a
+# template is 4 MB. Checked before reading, so a huge file costs nothing.
+MAX_INPUT_BYTES = 256 * 1024 * 1024
+
+
 def read_text(path: Path, display: str) -> str:
-    """Read a file as UTF-8 text, refusing missing, empty and binary files in one line."""
+    """Read a file as UTF-8 text, refusing missing, empty, binary and oversized files in one line."""
     try:
+        size = path.stat().st_size
+        if size > MAX_INPUT_BYTES:
+            raise InputError(
+                f"{display}: {size:,} bytes, more than the {MAX_INPUT_BYTES:,} (256 MiB) azai reads from one "
+                "file; split the plan (one per root module) or scan its parts"
+            )
         raw = path.read_bytes()
     except FileNotFoundError:
         raise InputError(f"{display}: no such file") from None
