@@ -43,7 +43,7 @@ CASES = [
                 "resources": [{"type": 42, "name": "x"}],
             }
         ),
-        "has a non-string type (int)",
+        "/resources/0/type: expected a string, found a number",
     ),
     (
         "unknown.json",

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 
 from scanner.errors import InputError
 from scanner.model import azure_types as T
-from scanner.model.jsondoc import Document, load_document, pointer_join
+from scanner.model.jsondoc import Document, Where, deeper, expect, load_document, member, pointer_join
 from scanner.model.resources import CoverageGap, parse_resource_id
 from scanner.model.unknown import Unknown
 from scanner.sources.arm.evaluator import (
@@ -126,6 +126,7 @@ class TemplateFrame:
         supplied: Any = None,
         placement: Placement | None = None,
     ) -> None:
+        check_template(document, template, pointer)
         self.session = session
         self.document = document
         self.location = location  # the file on disk the template is in
@@ -456,6 +457,40 @@ class TemplateFrame:
                 if isinstance(resource_type, str) and isinstance(name, str):
                     self._named.append(_Named(resource_type.lower(), name.lower(), key, raw, index))
         return self._named
+
+
+# The template sections and their JSON types, as the template syntax reference gives them
+# (https://learn.microsoft.com/azure/azure-resource-manager/templates/syntax): ``functions`` is
+# an array of namespaces, the others are objects keyed by name.
+_SECTIONS: tuple[tuple[str, type], ...] = (
+    ("parameters", dict),
+    ("variables", dict),
+    ("outputs", dict),
+    ("definitions", dict),
+    ("functions", list),
+)
+
+
+def check_template(document: Document, template: dict[str, Any], pointer: Where) -> None:
+    """Refuse a template whose sections do not have the JSON types ARM requires, naming the
+    first wrong one (`expect`): a ``"resources": 5`` must not scan as a template with nothing in
+    it. ``resources`` is an array, or in ``languageVersion`` 2.0 an object keyed by symbolic name;
+    each parameter and output an object, a parameter's ``type`` a string."""
+    resources = template.get("resources")
+    if resources is not None and type(resources) is not list and type(resources) is not dict:
+        symbolic = str(template.get("languageVersion", "")).startswith("2")
+        expect(document, resources, dict if symbolic else list, deeper(pointer, "resources"))
+    for section, kind in _SECTIONS:
+        member(document, template, section, kind, pointer)
+    for name, definition in (template.get("parameters") or {}).items():
+        if type(definition) is not dict or type(definition.get("type", "")) is not str:  # no pointer built if not
+            where = deeper(pointer, "parameters", name)
+            member(document, expect(document, definition, dict, where), "type", str, where)
+    for name, output in (template.get("outputs") or {}).items():
+        if type(output) is not dict:
+            expect(document, output, dict, deeper(pointer, "outputs", name))
+    for i, group in enumerate(template.get("functions") or []):
+        expect(document, group, dict, deeper(pointer, "functions", i))
 
 
 def _split_index(target: str) -> tuple[str, int | None]:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from scanner.errors import InputError
-from scanner.model.jsondoc import load_document
+from scanner.model.jsondoc import expect, load_document
 from scanner.model.unknown import Unknown
 from scanner.sources.arm.wellformed import require_arm_document
 
@@ -71,14 +71,15 @@ def read_parameters(path: str, environ: Mapping[str, str]) -> ParameterFile:
     doc = load_document(Path(path), path)
     require_arm_document(doc)
     section = doc.data.get("parameters")
-    if not isinstance(section, dict):
+    if section is None:
         raise InputError(f"{path}: not an ARM parameters file (no 'parameters' object)")
     values: dict[str, Any] = {}
     placeholders: list[Placeholder] = []
-    for name, entry in section.items():
-        if isinstance(entry, dict) and "value" in entry:
+    for name, raw in expect(doc, section, dict, "/parameters").items():
+        entry = expect(doc, raw, dict, ("/parameters", name))  # {"value": ...} or {"reference": ...}
+        if "value" in entry:
             values[name] = _substitute(entry["value"], name, environ, placeholders)
-        elif isinstance(entry, dict) and "reference" in entry:
+        elif "reference" in entry:
             values[name] = Unknown(SECRET_REFERENCE)
     return ParameterFile(path, values, tuple(placeholders))
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from scanner.errors import InputError
 from scanner.model import azure_types as T
-from scanner.model.jsondoc import Document, pointer_join
+from scanner.model.jsondoc import Document, deeper, expect, expect_items, member, pointer_join
 from scanner.model.resources import CoverageGap, Origin, Resource
 from scanner.model.unknown import Unknown
 from scanner.sources.arm.deployments import (
@@ -136,8 +136,7 @@ class TemplateReader:
         """Warn about parameters-file entries the template does not declare, and say how azd
         placeholders resolved (never showing a secure parameter's value)."""
         given = self.options.parameters
-        declared = self.doc.data.get("parameters")
-        declared = declared if isinstance(declared, dict) else {}
+        declared = self.doc.data.get("parameters") or {}  # an object: `check_template` saw to it
         names = {str(k).lower() for k in declared}
         for name in given.values:
             if name.lower() not in names:
@@ -170,16 +169,11 @@ class TemplateReader:
         parent: _Parent | None,
         condition: str | None,
     ) -> Iterator[Resource]:
-        if not isinstance(raw, dict):
-            raise InputError(f"{frame.document.path}: resource at {printable(pointer) or '/'} is not an object")
-        raw_type = raw.get("type")
-        if not isinstance(raw_type, str):
-            raise InputError(
-                f"{frame.document.path}: resource at {printable(pointer)} has a non-string type "
-                f"({type(raw_type).__name__})"
-            )
+        raw = expect(frame.document, raw, dict, pointer)
+        expect(frame.document, raw.get("type"), str, deeper(pointer, "type"))
         if raw.get("existing") is True or "import" in raw or "extension" in raw:
             return
+        _check_declaration(frame.document, raw, pointer)
         copy = raw.get("copy")
         if not isinstance(copy, dict):
             yield from self._instance(frame, key, raw, pointer, scope, parent, condition, None)
@@ -274,6 +268,45 @@ class TemplateReader:
         for i, child in enumerate(children if isinstance(children, list) else []):
             child_pointer = pointer_join(pointer, "resources", i)
             yield from self._declaration(frame, f"{key}/{i}", child, child_pointer, scope, parent, condition)
+
+
+# A declaration's members and the JSON types they may have, the first the one an error names,
+# from the template syntax reference
+# (https://learn.microsoft.com/azure/azure-resource-manager/templates/resource-declaration):
+# each member ARM lets an expression produce may also be an expression string, such as
+# Bicep's ``"properties": "[union(...)]"`` (see ../shared/reference/arm-templates.md §2).
+_DECLARED: dict[str, tuple[type, ...]] = {
+    "apiVersion": (str,),
+    "name": (str,),
+    "copy": (dict,),
+    "dependsOn": (list,),
+    "resources": (list,),
+    "condition": (bool, str),
+    "properties": (dict, str),
+    "tags": (dict, str),
+    "sku": (dict, str),
+    "identity": (dict, str),
+}
+
+
+def _check_declaration(doc: Document, raw: dict[str, Any], pointer: str) -> None:
+    """Refuse a resource declaration whose members do not have the JSON types ARM requires,
+    naming the first wrong one, before anything reads them: a ``"copy": "x"`` or a
+    ``"condition": [1]`` must not quietly deploy one instance or none. Null is taken as absent,
+    as `member` takes it."""
+    for key, value in raw.items():  # a declaration's few members, not the table's: the hot path
+        allowed = _DECLARED.get(key)
+        if allowed is not None and type(value) not in allowed and value is not None:
+            expect(doc, value, allowed[0], deeper(pointer, key))
+    copy = raw.get("copy")
+    if copy is not None:
+        member(doc, copy, "name", str, deeper(pointer, "copy"))
+        count = copy.get("count")  # an integer, or an expression that evaluates to one
+        if count is not None and (type(count) is bool or not isinstance(count, int | float | str)):
+            expect(doc, count, int, deeper(pointer, "copy", "count"))
+    depends = raw.get("dependsOn")
+    if depends:
+        expect_items(doc, depends, str, deeper(pointer, "dependsOn"))
 
 
 def _deploy_condition(raw: dict[str, Any], ev: Evaluator, outer: str | None) -> tuple[bool, str | None]:

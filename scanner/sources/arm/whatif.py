@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from scanner.model.jsondoc import Document, pointer_join
+from scanner.model.jsondoc import Document, deeper, expect, member, pointer_join
 from scanner.model.resources import Origin, Resource, parse_resource_id
 
 SCANNED_CHANGES = frozenset({"create", "modify", "nochange", "deploy"})
@@ -37,14 +37,16 @@ def read_whatif(doc: Document) -> tuple[list[Resource], list[str]]:
 
 
 def _resources(doc: Document, changes: list[Any], base: str) -> Iterator[Resource]:
-    for i, change in enumerate(changes):
-        change_type = str(change.get("changeType", "")).lower() if isinstance(change, dict) else ""
-        if change_type not in SCANNED_CHANGES:
+    for i, raw in enumerate(changes):
+        at = deeper(base, i)
+        change = expect(doc, raw, dict, at)
+        change_type = (member(doc, change, "changeType", str, at) or "").lower()
+        resource_id = member(doc, change, "resourceId", str, at)
+        member(doc, change, "before", dict, at)
+        after = member(doc, change, "after", dict, at)
+        if change_type not in SCANNED_CHANGES or after is None:
             continue
-        after = change.get("after")
-        if not isinstance(after, dict):
-            continue
-        resource_id = str(change.get("resourceId") or after.get("id") or "")
+        resource_id = resource_id or str(after.get("id") or "")
         parsed = parse_resource_id(resource_id)
         resource_type = parsed.resource_type or str(after.get("type", ""))
         name = parsed.name_chain or str(after.get("name", ""))
