@@ -420,9 +420,9 @@ def mutations(draw: st.DrawFn, document: Any) -> Mutation:
 
 
 @st.composite
-def cases(draw: st.DrawFn) -> Case:
-    """A fixture with one to three mutations, and a report format."""
-    fixture = draw(st.sampled_from(FIXTURE_FILES))
+def cases(draw: st.DrawFn, fixtures: tuple[str, ...] = FIXTURE_FILES) -> Case:
+    """One of ``fixtures`` with one to three mutations, and a report format."""
+    fixture = draw(st.sampled_from(fixtures))
     document = _load(fixture)
     changes = draw(st.lists(mutations(document), min_size=1, max_size=3))
     return Case(fixture, tuple(changes), draw(st.sampled_from(FORMATS)))

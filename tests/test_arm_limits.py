@@ -141,6 +141,11 @@ def _write(tmp_path: Path, data: dict[str, Any], name: str = "main.json") -> Pat
     return path
 
 
+# A test that scans in a child process (so that a hang fails on its timeout) pays for the
+# interpreter's start: it belongs to the slow set.
+CHILD_PROCESS = pytest.mark.slow
+
+
 def _refused(tmp_path: Path, path: Path, *extra: str) -> str:
     """Scan in a child process (a hang fails on its timeout); the one stderr line."""
     done = run_cli("scan", "--fail-on", "none", *extra, str(path), cwd=tmp_path, process=True)
@@ -151,6 +156,7 @@ def _refused(tmp_path: Path, path: Path, *extra: str) -> str:
     return lines[0]
 
 
+@CHILD_PROCESS
 @pytest.mark.parametrize(("template", "message"), CASES)
 def test_a_template_arm_refuses_exits_2_naming_the_path(tmp_path: Path, template: dict[str, Any], message: str) -> None:
     path = _write(tmp_path, template)
@@ -173,6 +179,7 @@ def test_the_work_budget_stops_evaluation_with_one_line(tmp_path: Path, monkeypa
     ]
 
 
+@CHILD_PROCESS
 def test_a_template_above_4_mb_is_refused_but_indentation_does_not_count(tmp_path: Path) -> None:
     big = _template([_account("a", tags={"t": "x" * (4 * 1024 * 1024)})])
     path = _write(tmp_path, big)
@@ -186,6 +193,7 @@ def test_a_template_above_4_mb_is_refused_but_indentation_does_not_count(tmp_pat
     assert done.returncode == 0, done.stderr
 
 
+@CHILD_PROCESS
 def test_an_infinite_number_in_a_parameters_file_is_refused_where_it_is_written(tmp_path: Path) -> None:
     account = _account("[string(add(parameters('n'), 1))]")
     path = _write(tmp_path, _template([account], parameters={"n": {"type": "int", "defaultValue": 1}}))
@@ -195,6 +203,7 @@ def test_an_infinite_number_in_a_parameters_file_is_refused_where_it_is_written(
     assert line == f"azai: error: {parameters}: invalid JSON at line 1 column 32: number too large to represent"
 
 
+@CHILD_PROCESS
 def test_nan_in_a_parameters_file_is_refused_where_it_is_written(tmp_path: Path) -> None:
     account = _account("[string(mul(parameters('n'), 2))]")
     path = _write(tmp_path, _template([account], parameters={"n": {"type": "int", "defaultValue": 1}}))
@@ -204,6 +213,7 @@ def test_nan_in_a_parameters_file_is_refused_where_it_is_written(tmp_path: Path)
     assert line == f"azai: error: {parameters}: invalid JSON at line 1 column 32: NaN is not a JSON number"
 
 
+@CHILD_PROCESS
 def test_a_whatif_id_with_a_lone_surrogate_is_refused(tmp_path: Path) -> None:
     change = {
         "resourceId": "/subscriptions/s/resourceGroups/r/providers/Microsoft.Storage/storageAccounts/a\ud800",

@@ -13,8 +13,8 @@ in this process. Whatever the input, it must hold that:
 
 Profiles (``AZAI_FUZZ_PROFILE``):
 
-- ``ci`` (the default): a fixed seed and a bounded number of examples, so every run of the
-  suite tries the same inputs (about a minute on two cores);
+- ``ci`` (the default): a fixed seed and 2,000 examples shared by the fixtures, so every run
+  of the suite tries the same inputs (about a minute of one core, split across the workers);
 - ``long``: a fresh random seed and many more examples, for a local hunt:
   ``AZAI_FUZZ_PROFILE=long .venv/bin/python -m pytest -p no:cacheprovider tests/test_fuzz.py``.
 
@@ -41,7 +41,7 @@ from hypothesis.configuration import set_hypothesis_home_dir
 
 from scanner.cli.commands import main
 from tests.conftest import ROOT
-from tests.fuzz_mutations import Case, cases
+from tests.fuzz_mutations import FIXTURE_FILES, Case, cases
 
 pytestmark = pytest.mark.slow
 
@@ -49,7 +49,7 @@ pytestmark = pytest.mark.slow
 # both are meant, so the health checks about slow or large data do not apply.
 _SLOW_DATA = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example]
 settings.register_profile(
-    "ci", max_examples=2500, derandomize=True, database=None, deadline=None, suppress_health_check=_SLOW_DATA
+    "ci", max_examples=2000, derandomize=True, database=None, deadline=None, suppress_health_check=_SLOW_DATA
 )
 settings.register_profile("long", max_examples=20_000, database=None, deadline=None, suppress_health_check=_SLOW_DATA)
 PROFILE = settings.get_profile(os.environ.get("AZAI_FUZZ_PROFILE", "ci"))
@@ -150,7 +150,16 @@ def _reject_constant(token: str) -> None:
     raise ValueError(f"{token} is not JSON")
 
 
-@PROFILE
-@given(case=cases())
-def test_scan_of_mutated_fixture_ends_cleanly(case: Case) -> None:
-    check(case)
+# One test per fixture, each with its share of the profile's examples, so that the suite's
+# workers (pytest -n) share the fuzzing instead of one of them running all of it.
+PER_FIXTURE = settings(PROFILE, max_examples=max(1, PROFILE.max_examples // len(FIXTURE_FILES)))
+
+
+@pytest.mark.parametrize("fixture", FIXTURE_FILES)
+def test_scan_of_mutated_fixture_ends_cleanly(fixture: str) -> None:
+    @PER_FIXTURE
+    @given(case=cases((fixture,)))
+    def scan_ends_cleanly(case: Case) -> None:
+        check(case)
+
+    scan_ends_cleanly()

@@ -239,6 +239,7 @@ ADVERSARIAL = [
 ]  # fmt: skip
 
 
+@pytest.mark.slow  # a child process each, so that a pattern that backtracks fails on its timeout
 @pytest.mark.parametrize(("content", "code", "expected"), [c[1:] for c in ADVERSARIAL], ids=[c[0] for c in ADVERSARIAL])
 def test_every_reader_pattern_is_linear_on_adversarial_input(
     tmp_path: Path, content: str, code: int, expected: str

@@ -112,6 +112,7 @@ def test_the_docs_and_readme_include_the_new_rule(scaffolded: Path) -> None:
     assert f"<!-- rules:start -->\n{count} rules, each" in readme
 
 
+@pytest.mark.slow  # a second pytest, in a child process, on the scaffolded copy
 def test_the_scaffolded_rule_passes_the_tests_that_judge_a_rule(scaffolded: Path) -> None:
     """The copy's own tests, on the copy: its fixtures in every form, the registry's demands on
     every rule, and the generated docs and README being current."""
