@@ -117,7 +117,7 @@ CASES = [
             "contentVersion": "1.0.0.0",
             "resources": {"a\nb": _account("x", copy={"name": "c", "count": 1000})},
         },
-        "at /resources/a\\nb/copy/count: the copy loop 'c' has an invalid copy count of: '1000'. " + COPY_RULE,
+        "at /resources/a\\x0ab/copy/count: the copy loop 'c' has an invalid copy count of: '1000'. " + COPY_RULE,
         id="symbolic-name-with-newline",
     ),
     pytest.param(

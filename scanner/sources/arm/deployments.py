@@ -41,7 +41,7 @@ from scanner.sources.arm.evaluator import (
 from scanner.sources.arm.functions import Partial
 from scanner.sources.arm.limits import MAX_COPY, MAX_RESOURCES, RefusedTemplate
 from scanner.sources.arm.parameters import SECRET_REFERENCE, ParameterFile
-from scanner.sources.arm.wellformed import printable, require_arm_document
+from scanner.sources.arm.wellformed import require_arm_document
 
 # ARM publishes no limit on how deep deployments nest; a scan stops at 20 levels (a coverage gap).
 MAX_NESTING = 20
@@ -170,7 +170,7 @@ class TemplateFrame:
         self.session.warn(f"{self.document.path}: {message}{where}")
 
     def locate(self, *tokens: str | int) -> str:
-        return f"{self.document.path}: at {printable(pointer_join(self.pointer, *tokens))}"
+        return f"{self.document.path}: at {pointer_join(self.pointer, *tokens)}"
 
     def count_deployed(self, pointer: str) -> None:
         """One more resource (or module) of this template: ARM deploys at most 800 from one
@@ -178,7 +178,7 @@ class TemplateFrame:
         self.deployed += 1
         if self.deployed > MAX_RESOURCES:
             raise InputError(
-                f"{self.document.path}: at {printable(pointer)}: the template deploys more than {MAX_RESOURCES} "
+                f"{self.document.path}: at {pointer}: the template deploys more than {MAX_RESOURCES} "
                 f"resources (copies counted); ARM's limit is {MAX_RESOURCES} resources per template"
             )
 
@@ -263,7 +263,7 @@ class TemplateFrame:
         if not isinstance(count, int) or isinstance(count, bool):
             return Unknown("output copy count is not known")
         try:
-            require_copy_count(count, f"of output '{printable(name)}'", spec.get("count"))
+            require_copy_count(count, f"of output '{name}'", spec.get("count"))
         except RefusedTemplate as exc:
             raise InputError(f"{self.locate('outputs', name, 'copy', 'count')}: {exc}") from None
         return [Evaluator(self.scope.child(copy_index=i)).value(spec.get("input")) for i in range(count)]

@@ -40,7 +40,6 @@ from scanner.sources.arm.expressions import (
 from scanner.sources.arm.functions import PURE_FUNCTIONS, Partial, TemplateFunctionError
 from scanner.sources.arm.limits import MAX_COPY, RefusedTemplate, serialized_length, spend_calls, spend_size
 from scanner.sources.arm.parameters import UnsetPlaceholder
-from scanner.sources.arm.wellformed import printable
 
 SUBSCRIPTION_ID = "{subscriptionId}"
 RESOURCE_GROUP = "{resourceGroupName}"
@@ -89,7 +88,7 @@ class _Detached:
         return None
 
     def locate(self, *tokens: str | int) -> str:
-        return f"at {printable(pointer_join('', *tokens))}"
+        return f"at {pointer_join('', *tokens)}"
 
     def reference(self, target: str, full: bool) -> Any:
         return Unknown(f"reference('{target}') reads the deployed resource's state")
@@ -211,7 +210,7 @@ class Evaluator:
         if not isinstance(count, int) or isinstance(count, bool):
             return Unknown("copy count is not known")
         name = str(spec.get("name"))
-        require_copy_count(count, f"'{printable(name)}'", spec.get("count"))
+        require_copy_count(count, f"'{name}'", spec.get("count"))
         items = []
         for i in range(count):
             scoped = Evaluator(self.scope.child(loops={**self.scope.loops, name: i}))
@@ -453,9 +452,7 @@ def require_copy_count(count: int, loop: str, raw: Any) -> None:
     properties, variables or outputs (see `limits`)."""
     if not 0 <= count <= MAX_COPY:
         given = (
-            f"'{printable(raw[:77] + '...' if len(raw) > 80 else raw)}' (= {count:,})"
-            if isinstance(raw, str)
-            else f"'{count}'"
+            f"'{raw[:77] + '...' if len(raw) > 80 else raw}' (= {count:,})" if isinstance(raw, str) else f"'{count}'"
         )
         raise RefusedTemplate(
             f"the copy loop {loop} has an invalid copy count of: {given}. The copy count must "

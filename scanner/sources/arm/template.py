@@ -48,7 +48,7 @@ from scanner.sources.arm.evaluator import (
 from scanner.sources.arm.expressions import Call, ExpressionError, is_expression, parse
 from scanner.sources.arm.limits import RefusedTemplate, budget
 from scanner.sources.arm.parameters import ParameterFile, placeholder_warning
-from scanner.sources.arm.wellformed import printable, require_arm_document
+from scanner.sources.arm.wellformed import require_arm_document
 
 _BODY_KEYS = (
     "location",
@@ -157,7 +157,7 @@ class TemplateReader:
             try:
                 yield from self._declaration(frame, key, raw, pointer, frame.scope, None, condition)
             except RefusedTemplate as exc:
-                raise InputError(f"{frame.document.path}: at {printable(pointer)}: {exc}") from None
+                raise InputError(f"{frame.document.path}: at {pointer}: {exc}") from None
 
     def _declaration(
         self,
@@ -190,9 +190,9 @@ class TemplateReader:
         if not isinstance(count, int) or isinstance(count, bool):
             return
         try:
-            require_copy_count(count, f"'{printable(loop)}'", copy.get("count"))
+            require_copy_count(count, f"'{loop}'", copy.get("count"))
         except RefusedTemplate as exc:
-            where = printable(pointer_join(pointer, "copy", "count"))
+            where = pointer_join(pointer, "copy", "count")
             raise InputError(f"{frame.document.path}: at {where}: {exc}") from None
         for i in range(count):
             looped = scope.child(copy_index=i, loops={**scope.loops, loop: i})

@@ -1,5 +1,5 @@
-"""What an expression can build that no ARM document can carry, and input quoted safely in a
-one-line message.
+"""What an expression can build that no ARM document can carry, and ARM's size limit for a
+document. (Messages quote input as it is: the CLI and the reports escape it where they write.)
 
 A document itself is strict JSON (`scanner.model.jsondoc` refuses lone surrogates and numbers
 out of range with their line and column), and at most ARM's 4 MB. But ``json('"\\ud800"')``
@@ -18,13 +18,6 @@ from scanner.model.jsondoc import Document, pointer_join
 from scanner.sources.arm.limits import MAX_TEMPLATE_BYTES
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
-
-
-def printable(text: str) -> str:
-    """Input quoted in a one-line message: control characters (a newline in a symbolic name) and
-    lone surrogates escaped as Python writes them (``a\\nb``), everything else as it is."""
-    return _CONTROL.sub(lambda m: repr(m.group(0))[1:-1], text)
 
 
 def lone_surrogate(value: Any) -> str | None:
