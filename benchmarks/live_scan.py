@@ -25,11 +25,10 @@ sys.path.insert(0, str(HERE.parent))
 
 from scanner.emulator.estate import Estate, generate_estate  # noqa: E402
 from scanner.emulator.server import Emulator, Faults  # noqa: E402
-from scanner.engine.registry import live_needs, load_checks  # noqa: E402
+from scanner.engine.registry import every_live_read, live_needs, load_checks  # noqa: E402
 from scanner.model import azure_types as T  # noqa: E402
 from scanner.model.needs import LiveNeeds, LiveRead  # noqa: E402
 from scanner.sources.live.collect import (  # noqa: E402
-    ALL_NEEDS,
     GRAPH_TYPES,
     LISTED_UNDER,
     PAGE_SIZE,
@@ -40,7 +39,7 @@ from scanner.sources.live.collect import (  # noqa: E402
 )
 
 
-def minimum_requests(estate: Estate, page_size: int, needs: LiveNeeds = ALL_NEEDS) -> int:
+def minimum_requests(estate: Estate, page_size: int, needs: LiveNeeds) -> int:
     """Pages the estate needs at the least for what the rules read (``needs``): subscription
     list, Resource Graph, per-parent lists and per-resource reads."""
     subscriptions = estate.subscription_ids()
@@ -112,7 +111,7 @@ def naive(emulator: Emulator, workers: int) -> tuple[float, int]:
     from scanner.sources.live.collect import Collector, Progress
 
     factory = ClientFactory(arm_endpoint=emulator.endpoint, limits=RateLimits())
-    collector = Collector(factory, Progress(False))
+    collector = Collector(factory, Progress(False), every_live_read(load_checks()))
     before = len(emulator.log)
     started = time.perf_counter()
 
@@ -170,7 +169,7 @@ def main() -> int:
         elapsed = time.perf_counter() - started
         requests = sum(1 for r in emulator.log if r.path != "/msi/token")
         writes = emulator.writes()
-        # the minimum for the rules the scan runs (once the pipeline passes their needs, it reads only those)
+        # the minimum for the rules the scan runs: it reads only what they declare
         needs = live_needs([c for c in load_checks() if c.id not in args.ignore and "drift" not in c.sources])
         minimum = minimum_requests(estate, faults.page_size, needs)
         print(f"azai: {elapsed:.1f} s, exit {os.waitstatus_to_exitcode(status)}, peak {usage.ru_maxrss / 1024:.0f} MiB")

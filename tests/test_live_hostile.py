@@ -15,6 +15,7 @@ import pytest
 from scanner.emulator.estate import Estate, demo_estate_path
 from scanner.emulator.hostile import Answer
 from scanner.emulator.server import Emulator, Faults
+from scanner.engine.registry import every_live_read, load_checks
 from scanner.engine.results import ScanResult
 from scanner.model.resources import CoverageGap
 from scanner.pipeline.scan import ScanRequest, run_scan
@@ -33,6 +34,8 @@ DIAGNOSTICS = "/providers/microsoft.insights/diagnosticsettings"
 # No backoff between retries, so tests that retry do not sleep; every other bound as shipped.
 QUICK = Limits(backoff_factor=0.0)
 ERROR = {"error": {"code": "Hostile", "message": "no"}}
+
+EVERYTHING = every_live_read(load_checks())
 
 
 def estate() -> Estate:
@@ -60,7 +63,7 @@ def collect(emulator: Emulator, bounds: Limits = QUICK, timeout: float | None = 
     """The live collection with chosen limits (the CLI keeps the shipped ones)."""
     factory = ClientFactory(arm_endpoint=emulator.endpoint, bounds=bounds, timeout=timeout)
     try:
-        return collect_live(LiveScope(all_subscriptions=True), factory, Progress(False))
+        return collect_live(LiveScope(all_subscriptions=True), factory, Progress(False), EVERYTHING)
     finally:
         factory.close()
 

@@ -19,14 +19,13 @@ from scanner.emulator.estate import Estate, demo_estate_path
 from scanner.emulator.server import Emulator
 from scanner.engine.checkapi import Check
 from scanner.engine.evaluate import evaluate
-from scanner.engine.registry import find_check, live_needs, load_checks
+from scanner.engine.registry import every_live_read, find_check, live_needs, load_checks
 from scanner.model import azure_types as T
 from scanner.model.needs import LiveNeeds, LiveRead, ReadSubject
 from scanner.model.resources import Inventory
 from scanner.pipeline.scan import ScanRequest, run_scan
 from scanner.sources.live.clients import ClientFactory
 from scanner.sources.live.collect import (
-    ALL_NEEDS,
     LiveInventory,
     LiveScope,
     Progress,
@@ -39,13 +38,14 @@ from tests.live_estates import estate_from_whatif
 
 CHECKS = load_checks()
 LIVE_RULES = sorted(c.id for c in CHECKS if "live" in c.sources)
+EVERYTHING = every_live_read(CHECKS)
 
 
 def selected(*ids: str) -> list[Check]:
     return [c for c in CHECKS if c.id in ids]
 
 
-def collect(emulator: Emulator, needs: LiveNeeds | None) -> tuple[LiveInventory, list[str]]:
+def collect(emulator: Emulator, needs: LiveNeeds) -> tuple[LiveInventory, list[str]]:
     """One live collection, and the paths the emulator received for it (the token excepted)."""
     emulator.log.clear()
     factory = ClientFactory("AzureCloud", emulator.endpoint)
@@ -131,15 +131,15 @@ def test_each_per_resource_read_is_made_only_for_the_rule_that_declares_it(serve
 
 @pytest.mark.parametrize("name", sorted(ESTATES))
 def test_every_rule_selected_sends_the_requests_a_scan_always_sent(serve, name: str) -> None:  # type: ignore[no-untyped-def]
-    """Needs derived from every rule read what the collector reads for a caller passing none
-    (`ALL_NEEDS`, today's scan), request for request, and collect the same estate."""
+    """Every rule selected reads what a snapshot or a drift audit reads (`every_live_read`: every
+    known type), request for request, and collects the same estate: the rules declare it all."""
     emulator = serve(ESTATES[name]())
-    default, default_paths = collect(emulator, None)
+    default, default_paths = collect(emulator, EVERYTHING)
     derived, derived_paths = collect(emulator, live_needs(CHECKS))
     assert collections.Counter(derived_paths) == collections.Counter(default_paths)
     assert [(r.id, r.body) for r in derived.resources] == [(r.id, r.body) for r in default.resources]
     assert derived.utilization == default.utilization and derived.sizes.extra_gpu == default.sizes.extra_gpu
-    assert collected_types(live_needs(CHECKS)) >= collected_types(ALL_NEEDS)
+    assert collected_types(live_needs(CHECKS)) >= collected_types(EVERYTHING)
 
 
 def test_resource_graph_and_child_lists_follow_the_selected_rules(serve) -> None:  # type: ignore[no-untyped-def]
@@ -172,7 +172,7 @@ def test_a_rule_that_does_not_declare_its_reads_gets_every_type_but_no_per_resou
     undeclared = dataclasses.replace(declared, reads=(), reads_declared=False)
     needs = live_needs([undeclared])
     assert needs.every_type and not needs.reads
-    assert graph_types(collected_types(needs)) == graph_types(collected_types(ALL_NEEDS))
+    assert graph_types(collected_types(needs)) == graph_types(collected_types(EVERYTHING))
     assert set(graph_types(collected_types(live_needs([declared])))) == {
         T.WORKSPACE.lower(),
         T.COGNITIVE_ACCOUNT.lower(),
@@ -237,7 +237,7 @@ def test_declared_reads_are_known_to_the_collector() -> None:
     """Every built-in live rule declares what it reads, and every type it names is one the
     collector can bring."""
     assert [c.id for c in CHECKS if "live" in c.sources and not c.reads_declared] == []
-    everything = collected_types(ALL_NEEDS)
+    everything = collected_types(EVERYTHING)
     for check in CHECKS:
         if "live" in check.sources:
             named = {t.lower() for t in (*check.resource_types, *check.reads) if not isinstance(t, LiveRead)}

@@ -10,6 +10,7 @@ rule outside its pack's prefix, stop the run: a silent overwrite would hide a ru
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from importlib.metadata import EntryPoint, entry_points
 
@@ -78,6 +79,12 @@ def live_needs(checks: Iterable[Check]) -> LiveNeeds:
                 continue
             subjects.update(ReadSubject(read, t.lower(), _kinds(check, t)) for t in check.resource_types)
     return LiveNeeds.of(types, subjects, every_type)
+
+
+def every_live_read(checks: Iterable[Check]) -> LiveNeeds:
+    """What a snapshot or a drift audit reads: every type the collector knows (a later drift run
+    may compare any of them), and each per-resource read that one of ``checks`` declares."""
+    return dataclasses.replace(live_needs(checks), every_type=True)
 
 
 def _kinds(check: Check, resource_type: str) -> frozenset[str]:

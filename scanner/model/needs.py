@@ -75,7 +75,3 @@ class LiveNeeds:
     def wants(self, read: LiveRead, resource_type: str, kind: object = None) -> bool:
         """Whether ``read`` is to be made for a resource of this type and kind."""
         return any(s.read is read and s.covers(resource_type, kind) for s in self.subjects)
-
-    def union(self, other: LiveNeeds) -> LiveNeeds:
-        """What either needs: a snapshot reads what every built-in rule and every selected one do."""
-        return LiveNeeds(self.types | other.types, self.subjects | other.subjects, self.every_type or other.every_type)

@@ -55,7 +55,7 @@ def run_drift(request: DriftRequest) -> ScanResult:
     policy, result = prepare(request, DRIFT_GATE)
     result.checks = policy.drift_checks
     findings: list[Finding] = []
-    current, current_label = _current(request, result)
+    current, current_label = _current(request, policy, result)
     if request.base:
         if current is None:
             raise InputError("azai drift BASE needs a CURRENT snapshot or a live scope (--subscription, ...)")
@@ -74,13 +74,13 @@ def run_drift(request: DriftRequest) -> ScanResult:
     return conclude(result, findings, policy, request)
 
 
-def _current(request: DriftRequest, result: ScanResult) -> tuple[list[Resource] | None, str]:
+def _current(request: DriftRequest, policy: RunPolicy, result: ScanResult) -> tuple[list[Resource] | None, str]:
     """The CURRENT side: a snapshot file, else the live scope (saved when asked), else none."""
     if request.current:
         return load_snapshot(request.current)[0], request.current
     if not request.live.requested:
         return None, ""
-    live = collect_live_inventory(request)
+    live = collect_live_inventory(request, policy.every_read)
     result.coverage, result.live_requests = live.coverage, live.requests
     if request.save_inventory:
         save_inventory(request.save_inventory, live.resources, live.subscriptions, live.coverage)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scanner.engine.checkapi import Check
-from scanner.engine.registry import load_checks
+from scanner.engine.registry import every_live_read, load_checks
 from scanner.engine.results import Finding, ScanResult, sort_findings, sort_undetermined
 from scanner.model.needs import LiveNeeds
 from scanner.model.pricing import PriceBook
@@ -60,6 +60,7 @@ class RunPolicy:
     options: dict[str, dict[str, Any]]
     prices: PriceBook
     baseline: dict[str, BaselineEntry] | None  # read first, so a bad file fails before slow work
+    every_read: LiveNeeds  # what a snapshot or a drift audit reads: what any installed rule does
 
     @property
     def rule_checks(self) -> list[Check]:
@@ -81,7 +82,8 @@ def prepare(request: RunRequest, default_gate: str) -> tuple[RunPolicy, ScanResu
         options.setdefault(rule, {}).update(values)
     gate = parse_fail_on(request.fail_on or config.fail_on or default_gate)
     baseline = read_baseline(request.baseline) if request.baseline else None
-    policy = RunPolicy(config, selected, options, PriceBook.load(request.prices_file), baseline)
+    prices = PriceBook.load(request.prices_file)
+    policy = RunPolicy(config, selected, options, prices, baseline, every_live_read(every_check))
     result = ScanResult(fail_on=gate, owner_tag=request.owner_tag or config.owner_tag or "owner")
     return policy, result
 
@@ -110,9 +112,9 @@ def template_options(request: RunRequest) -> TemplateOptions:
     return TemplateOptions(parameters, request.cloud)
 
 
-def collect_live_inventory(request: RunRequest, needs: LiveNeeds | None = None) -> LiveInventory:
-    """One live collection of what ``needs`` asks for (None: everything any built-in rule
-    reads), with a client factory that is closed afterwards."""
+def collect_live_inventory(request: RunRequest, needs: LiveNeeds) -> LiveInventory:
+    """One live collection of what ``needs`` asks for, with a client factory that is closed
+    afterwards."""
     from scanner.sources.live.clients import ClientFactory
     from scanner.sources.live.collect import Progress, collect_live
 

@@ -10,10 +10,9 @@ from scanner.engine.evaluate import evaluate
 from scanner.engine.registry import live_needs
 from scanner.engine.results import ScanResult
 from scanner.model.resources import Inventory, Resource
-from scanner.pipeline.run import RunRequest, collect_live_inventory, conclude, prepare, template_options
+from scanner.pipeline.run import RunPolicy, RunRequest, collect_live_inventory, conclude, prepare, template_options
 from scanner.policy.gates import SCAN_GATE
 from scanner.sources import LoadedInput, load_inputs
-from scanner.sources.live.collect import ALL_NEEDS
 
 
 @dataclass(kw_only=True)
@@ -32,7 +31,7 @@ def run_scan(request: ScanRequest) -> ScanResult:
     result.warnings.extend(warnings)
     result.coverage.extend(gap for item in loaded for gap in item.coverage)
     if request.live.requested:
-        loaded.append(_live_input(request, result, loaded))
+        loaded.append(_live_input(request, policy, result, loaded))
     if request.save_inventory:
         _save_inventory(request.save_inventory, loaded, result)
     for item in loaded:
@@ -59,13 +58,11 @@ def _save_inventory(path: str, loaded: list[LoadedInput], result: ScanResult) ->
     save_inventory(path, everything, scopes, result.coverage, [i.path for i in loaded if i.kind != "live"])
 
 
-def _live_input(request: ScanRequest, result: ScanResult, iac: list[LoadedInput]) -> LoadedInput:
+def _live_input(request: ScanRequest, policy: RunPolicy, result: ScanResult, iac: list[LoadedInput]) -> LoadedInput:
     """Collect the live scope and place its resources where SARIF can point at them."""
     # Only what the selected rules read, so that --select also saves requests; a saved snapshot
-    # must serve any later drift run, so it reads everything, plug-in rules' types included.
-    needs = live_needs(result.checks)
-    if request.save_inventory:
-        needs = ALL_NEEDS.union(needs)
+    # must serve any later drift run, so it reads what every installed rule reads.
+    needs = policy.every_read if request.save_inventory else live_needs(result.checks)
     live = collect_live_inventory(request, needs)
     result.coverage.extend(live.coverage)
     result.live_requests = live.requests

@@ -37,7 +37,7 @@ from typing import Any
 from scanner.errors import InputError
 from scanner.model import azure_types as T
 from scanner.model import vmsizes
-from scanner.model.needs import LiveNeeds, LiveRead, ReadSubject
+from scanner.model.needs import LiveNeeds, LiveRead
 from scanner.model.resources import CoverageGap, Origin, Resource, parse_resource_id
 from scanner.model.unknown import Unknown
 from scanner.model.vmsizes import SizeCatalog
@@ -91,21 +91,6 @@ LISTED_UNDER = {
 # Types that are neither in Resource Graph nor listed: `LiveRead`s bring them.
 READ_TYPES = ENVIRONMENT_TYPES | {read.value.lower() for read in LiveRead}
 KNOWN_TYPES = frozenset(t.lower() for t in GRAPH_TYPES) | frozenset(LISTED_UNDER)
-# What the built-in rules read (tests/test_live_needs.py holds it to `live_needs` of them all):
-# the default for a caller that passes no needs, which gets the scan it always got.
-ALL_NEEDS = LiveNeeds(
-    subjects=frozenset(
-        {
-            ReadSubject(LiveRead.DIAGNOSTIC_SETTINGS, T.WORKSPACE.lower()),
-            ReadSubject(
-                LiveRead.DIAGNOSTIC_SETTINGS, T.COGNITIVE_ACCOUNT.lower(), frozenset(k.lower() for k in T.OPENAI_KINDS)
-            ),
-            ReadSubject(LiveRead.ENVIRONMENT_VERSIONS, T.ONLINE_DEPLOYMENT.lower()),
-            *(ReadSubject(LiveRead.METRICS, t.lower()) for t in (T.VIRTUAL_MACHINE, T.VM_SCALE_SET, T.COMPUTE)),
-        }
-    ),
-    every_type=True,
-)
 
 
 @dataclass
@@ -200,19 +185,19 @@ def _is_auth_failure(exc: Exception) -> bool:
 
 
 class Collector:
-    """Reads what ``needs`` asks for (by default `ALL_NEEDS`, what every built-in rule reads)."""
+    """Reads what ``needs`` asks for, and no more."""
 
     def __init__(
         self,
         factory: ClientFactory,
         progress: Progress,
+        needs: LiveNeeds,
         workers: int = 16,
-        needs: LiveNeeds | None = None,
     ) -> None:
         self.factory = factory
         self.progress = progress
         self.workers = workers
-        self.needs = ALL_NEEDS if needs is None else needs
+        self.needs = needs
         self.collected = collected_types(self.needs)
         self.graph_types = graph_types(self.collected)
         # The discovered types whose rows have children to list.
@@ -480,10 +465,10 @@ def collect_live(
     scope: LiveScope,
     factory: ClientFactory,
     progress: Progress,
-    needs: LiveNeeds | None = None,
+    needs: LiveNeeds,
 ) -> LiveInventory:
-    """Collect what ``needs`` asks for (None: what every built-in rule reads, `ALL_NEEDS`)."""
-    collector = Collector(factory, progress, needs=needs)
+    """Collect what ``needs`` asks for (`scanner.engine.registry.live_needs` of the rules)."""
+    collector = Collector(factory, progress, needs)
     subscriptions = collector.subscriptions(scope)
     progress.update(scopes_total=len(subscriptions))
     bodies: list[dict[str, Any]] = []
