@@ -258,6 +258,11 @@ CASES = [
     case("rule-holds-string", f"{AUTOSCALE}/rule", ["r"], f"{OBJECT}, found a string", f"{AUTOSCALE}/rule/0"),
     case("capacity-boolean", f"{AUTOSCALE}/capacity", True, f"{ARRAY}, found true or false"),
     case("drift-actions-object", "/resource_drift/0/change/actions", {"update": 1}, f"{ARRAY}, found an object"),
+    # found by a helper writing inputs from the docs alone: a resource whose `after` was not an
+    # object vanished from the scan with exit 0
+    case("after-array", "/resource_changes/0/change/after", [1, 2], f"{OBJECT}, found an array"),
+    case("after-string", "/resource_changes/0/change/after", "x", f"{OBJECT}, found a string"),
+    case("drift-before-number", "/resource_drift/0/change/before", 5, f"{OBJECT}, found a number"),
 ]
 
 

@@ -166,8 +166,9 @@ class PlanReader:
             if _not_deployed(change.actions):
                 self.instances.setdefault(change.entry.address, self._skipped(change.entry.address))
                 continue
-            after = change.detail.get("after")
-            if not isinstance(after, dict) and change.detail.get("after_unknown") is not True:
+            # An object, or null; anything else must not make the resource vanish unseen.
+            after = member(self.doc, change.detail, "after", dict, pointer_join(change.pointer, "change"))
+            if after is None and change.detail.get("after_unknown") is not True:
                 continue
             values = overlay(after, change.detail.get("after_unknown"), change.detail.get("after_sensitive"))
             instance = self._add(change.entry, values, pointer_join(change.pointer, "change", "after"))
@@ -671,8 +672,8 @@ def read_resource_drift(doc: Document) -> list[tuple[Resource | None, Resource |
             continue  # no-op drift records a move only
         states: list[Resource | None] = []
         for side in ("before", "after"):
-            values = change.detail.get(side)
-            if not isinstance(values, dict):
+            values = member(doc, change.detail, side, dict, pointer_join(change.pointer, "change"))
+            if values is None:
                 states.append(None)
                 continue
             masked = overlay(values, None, change.detail.get(f"{side}_sensitive"))
