@@ -7,6 +7,7 @@ from typing import Any
 
 from scanner.engine.checkapi import Severity
 from scanner.engine.results import Finding, ScanResult, Undetermined
+from scanner.model.places import Place
 from scanner.model.unknown import Unknown
 
 
@@ -15,15 +16,33 @@ def uri(path: str | None) -> str | None:
     return PurePath(path).as_posix() if path else None
 
 
-def location(item: Finding | Undetermined) -> dict[str, Any]:
-    resource = item.resource
-    position = item.position
+def location(place: Place | None) -> dict[str, Any]:
+    """A place as the JSON report's ``location`` object (all null for an undeclared live resource)."""
     return {
-        "uri": uri(resource.origin.file),
-        "start_line": position.line if position else None,
-        "start_column": position.column if position else None,
-        "pointer": position.pointer if position else None,
+        "uri": uri(place.file) if place else None,
+        "start_line": place.line if place else None,
+        "start_column": place.column if place else None,
+        "pointer": place.pointer if place else None,
     }
+
+
+def scanned_location(item: Finding | Undetermined) -> dict[str, Any] | None:
+    """Where in the scanned plan or template the resource is, when reports point elsewhere (at
+    the ``.tf`` or ``.bicep`` line); None when they point at the scanned file itself."""
+    scanned = item.scanned_place
+    if item.resource.origin.declaration is None or scanned is None:
+        return None
+    return location(scanned)
+
+
+def place_text(place: Place, column: bool = True) -> str:
+    """``file:line:column`` (or ``file:line``), as editors and terminals link them."""
+    text = place.file or ""
+    if place.line is not None:
+        text += f":{place.line}"
+        if column and place.column is not None:
+            text += f":{place.column}"
+    return text
 
 
 def plain(value: Any) -> Any:

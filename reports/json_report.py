@@ -8,14 +8,14 @@ import textwrap
 from collections.abc import Iterator
 from typing import Any
 
-from reports.common import location, plain, severity_counts, uri
+from reports.common import location, plain, scanned_location, severity_counts, uri
 from reports.escaping import json_text
 from scanner import __version__
 from scanner.cost.summary import cost_json, summarize, summary_json
 from scanner.engine.results import Finding, ScanResult
 from scanner.policy.suppressions import summarize_suppression
 
-SCHEMA_VERSION = "1.5"
+SCHEMA_VERSION = "1.6"
 
 
 def drift_json(report: Any) -> dict[str, Any] | None:
@@ -92,7 +92,8 @@ def _finding(f: Finding) -> dict[str, Any]:
             "observed": plain(f.violation.observed),
             "expected": f.violation.expected,
         },
-        "location": location(f),
+        "location": location(f.place),
+        "scanned_location": scanned_location(f),
         "fingerprint": f.fingerprint,
         "suppressed": f.suppression is not None,
         "suppression": summarize_suppression(f.suppression),
@@ -119,7 +120,8 @@ def _document(result: ScanResult) -> dict[str, Any]:
                 "address": u.resource.origin.address,
                 "path": u.path,
                 "reason": u.reason,
-                "location": location(u),
+                "location": location(u.place),
+                "scanned_location": scanned_location(u),
             }
             for u in result.undetermined
         ],

@@ -11,13 +11,23 @@ the serialized document, so a parser never rejects it, whichever field quoted th
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from typing import NamedTuple
 
 from reports.escaping import xml_text
 from scanner.engine.checkapi import Check
 from scanner.engine.results import ScanResult
+from scanner.model.places import Place
 from scanner.model.resources import CoverageGap
 
-Case = tuple[str, str, str | None, str | None]  # (name, classname, failure, skip)
+
+class Case(NamedTuple):
+    """One (rule, resource) test case; ``place`` is where a failure or skip points."""
+
+    name: str
+    classname: str
+    failure: str | None
+    skip: str | None
+    place: Place | None = None
 
 
 def _rule_cases(result: ScanResult, check: Check) -> list[Case]:
@@ -26,19 +36,25 @@ def _rule_cases(result: ScanResult, check: Check) -> list[Case]:
     for f in (f for f in result.findings if f.check.id == check.id):
         detail = f"{f.violation.message} [{f.violation.path}: {f.violation.observed!s} -> {f.violation.expected}]"
         if f.suppression is not None:
-            cases.append((f.resource.name, f.resource.type, None, f"suppressed: {f.suppression.justification}"))
+            cases.append(
+                Case(f.resource.name, f.resource.type, None, f"suppressed: {f.suppression.justification}", f.place)
+            )
         else:
-            cases.append((f.resource.name, f.resource.type, f"{f.severity.label}: {detail}", None))
-    cases += [(u.resource.name, u.resource.type, None, u.reason) for u in result.undetermined if u.check.id == check.id]
-    cases += [(r.name, r.type, None, None) for c, r in result.passed if c.id == check.id]
-    cases.sort(key=lambda c: (c[1], c[0]))
+            cases.append(Case(f.resource.name, f.resource.type, f"{f.severity.label}: {detail}", None, f.place))
+    cases += [
+        Case(u.resource.name, u.resource.type, None, u.reason, u.place)
+        for u in result.undetermined
+        if u.check.id == check.id
+    ]
+    cases += [Case(r.name, r.type, None, None) for c, r in result.passed if c.id == check.id]
+    cases.sort(key=lambda c: (c.classname, c.name))
     return cases
 
 
 def _rule_suite(suites: ET.Element, check: Check, cases: list[Case]) -> tuple[int, int]:
     """Adds the rule's test suite; returns its failure and skip counts, which the totals need."""
-    failures = sum(1 for c in cases if c[2])
-    skipped = sum(1 for c in cases if c[3])
+    failures = sum(1 for c in cases if c.failure)
+    skipped = sum(1 for c in cases if c.skip)
     suite = ET.SubElement(
         suites,
         "testsuite",
@@ -48,8 +64,12 @@ def _rule_suite(suites: ET.Element, check: Check, cases: list[Case]) -> tuple[in
         errors="0",
         skipped=str(skipped),
     )
-    for name, classname, failure, skip in cases:
+    for name, classname, failure, skip, place in cases:
         case = ET.SubElement(suite, "testcase", name=name, classname=f"{check.id}.{classname}")
+        if place is not None and place.file:  # the attributes pytest writes, which GitLab links
+            case.set("file", place.file)
+            if place.line is not None:
+                case.set("line", str(place.line))
         if failure:
             ET.SubElement(case, "failure", message=failure.split(" [", 1)[0], type=check.id).text = failure
         elif skip:

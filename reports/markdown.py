@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from reports.common import severity_counts
+from reports.common import place_text, severity_counts
 from reports.escaping import markdown_code, markdown_text
 from scanner import __version__
 from scanner.cost.summary import CostSummary, summarize
@@ -24,9 +24,9 @@ _ICON = {Severity.CRITICAL: "🔴", Severity.HIGH: "🟠", Severity.MEDIUM: "�
 
 def _where(finding: Finding) -> str:
     origin = finding.resource.origin
-    position = finding.position
-    place = f"{origin.file}:{position.line}" if position and origin.file else (origin.file or "live")
-    return markdown_code(place) + (f" {markdown_code(origin.address)}" if origin.address else "")
+    place = finding.place
+    where = place_text(place, column=False) if place else "live"
+    return markdown_code(where) + (f" {markdown_code(origin.address)}" if origin.address else "")
 
 
 def _rule_section(check: Check, findings: list[Finding]) -> list[str]:

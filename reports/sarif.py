@@ -24,6 +24,7 @@ from scanner.cost.summary import cost_json
 from scanner.engine.checkapi import Check, Severity
 from scanner.engine.results import Finding, ScanResult, Undetermined
 from scanner.engine.ruledocs import rule_markdown
+from scanner.model.places import Place
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://learn.microsoft.com/azure/well-architected/ai/"
@@ -50,20 +51,38 @@ def live_pseudo_path(resource_id: str) -> str:
     return "azure-live/" + urllib.parse.quote(resource_id.strip("/").lower(), safe="/")
 
 
-def artifact_uri(path: str | None) -> str:
-    """A repository-relative, percent-encoded URI for a scanned file.
+class ArtifactUris:
+    """Repository-relative, percent-encoded URIs for scanned and source files, each computed once.
 
-    Paths under the working directory (the checkout, in CI) become relative; GitHub rejects
-    absolute paths outside the checkout, so those are kept absolute only as a last resort.
+    GitHub resolves ``%SRCROOT%`` to the checkout root, so URIs are relative to the repository
+    root, whatever folder azai ran in. A file outside it keeps its absolute path as a last
+    resort (GitHub then shows the alert without a file).
     """
-    if not path:
-        return "unknown"
-    resolved = Path(path).resolve()
-    try:
-        relative = resolved.relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        relative = resolved.as_posix()
-    return urllib.parse.quote(relative, safe="/")
+
+    def __init__(self, root: Path) -> None:
+        self._root = root.resolve()
+        self._known: dict[str, str] = {}
+
+    def __call__(self, path: str) -> str:
+        known = self._known.get(path)
+        if known is None:
+            resolved = Path(path).resolve()
+            try:
+                relative = resolved.relative_to(self._root).as_posix()
+            except ValueError:
+                relative = resolved.as_posix()
+            known = self._known[path] = urllib.parse.quote(relative, safe="/")
+        return known
+
+    def location(self, place: Place | None, resource_id: str) -> om.PhysicalLocation:
+        """A physical location; a live resource no file declares gets its stable pseudo-path."""
+        uri = self(place.file) if place and place.file else live_pseudo_path(resource_id)
+        line = place.line if place and place.line else 1
+        column = place.column if place and place.column else None
+        return om.PhysicalLocation(
+            artifact_location=om.ArtifactLocation(uri=uri, uri_base_id="%SRCROOT%"),
+            region=om.Region(start_line=line, start_column=column),
+        )
 
 
 def _rule(check: Check) -> om.ReportingDescriptor:
@@ -84,27 +103,33 @@ def _rule(check: Check) -> om.ReportingDescriptor:
     )
 
 
-def _location(item: Finding | Undetermined) -> om.Location:
+def _location(item: Finding | Undetermined, uris: ArtifactUris) -> om.Location:
     resource = item.resource
-    position = item.position
-    region = om.Region(start_line=position.line, start_column=position.column) if position else om.Region(start_line=1)
     logical = []
     if resource.origin.address:
         logical.append(
             om.LogicalLocation(name=resource.name, fully_qualified_name=resource.origin.address, kind="resource")
         )
     logical.append(om.LogicalLocation(name=resource.name, fully_qualified_name=resource.id, kind="resource"))
-    file = resource.origin.file
-    uri = artifact_uri(file) if file else live_pseudo_path(resource.id)
-    return om.Location(
-        physical_location=om.PhysicalLocation(
-            artifact_location=om.ArtifactLocation(uri=uri, uri_base_id="%SRCROOT%"), region=region
-        ),
-        logical_locations=logical,
-    )
+    return om.Location(physical_location=uris.location(item.place, resource.id), logical_locations=logical)
 
 
-def _result(finding: Finding, rule_index: int) -> om.Result:
+def _scanned_location(item: Finding, uris: ArtifactUris) -> list[om.Location] | None:
+    """The plan's or compiled template's own position, when the result points at the source
+    people wrote: kept so that a reader can still find the resource in what was scanned."""
+    scanned = item.scanned_place
+    if item.resource.origin.declaration is None or scanned is None:
+        return None
+    return [
+        om.Location(
+            id=0,
+            physical_location=uris.location(scanned, item.resource.id),
+            message=om.Message(text="where the scanned file declares it"),
+        )
+    ]
+
+
+def _result(finding: Finding, rule_index: int, uris: ArtifactUris) -> om.Result:
     properties: dict[str, Any] = {
         "severity": finding.severity.label,
         "pillar": str(finding.check.pillar),
@@ -124,7 +149,8 @@ def _result(finding: Finding, rule_index: int) -> om.Result:
         rule_index=rule_index,
         level=LEVEL[finding.severity],
         message=om.Message(text=finding.violation.message),
-        locations=[_location(finding)],
+        locations=[_location(finding, uris)],
+        related_locations=_scanned_location(finding, uris),
         partial_fingerprints={
             "primaryLocationLineHash": f"{finding.fingerprint[:16]}:1",
             "azaiFingerprint/v1": finding.fingerprint,
@@ -145,8 +171,8 @@ def _result(finding: Finding, rule_index: int) -> om.Result:
     return result
 
 
-def _absent_result(entry: Any, rule_index: int) -> om.Result:
-    region = om.Region(start_line=entry.start_line or 1, start_column=entry.start_column or 1)
+def _absent_result(entry: Any, rule_index: int, uris: ArtifactUris) -> om.Result:
+    place = Place(entry.uri, entry.start_line, entry.start_column) if entry.uri else None
     return om.Result(
         rule_id=entry.rule_id,
         rule_index=rule_index,
@@ -155,13 +181,7 @@ def _absent_result(entry: Any, rule_index: int) -> om.Result:
         message=om.Message(text=f"No longer found: {entry.message}"),
         locations=[
             om.Location(
-                physical_location=om.PhysicalLocation(
-                    artifact_location=om.ArtifactLocation(
-                        uri=artifact_uri(entry.uri) if entry.uri else live_pseudo_path(entry.resource_id),
-                        uri_base_id="%SRCROOT%",
-                    ),
-                    region=region,
-                ),
+                physical_location=uris.location(place, entry.resource_id),
                 logical_locations=[
                     om.LogicalLocation(
                         name=entry.resource_name, fully_qualified_name=entry.resource_id, kind="resource"
@@ -177,10 +197,12 @@ def _absent_result(entry: Any, rule_index: int) -> om.Result:
     )
 
 
-def _notification(text: str, level: str, item: Undetermined | None = None) -> om.Notification:
+def _notification(
+    text: str, level: str, item: Undetermined | None = None, uris: ArtifactUris | None = None
+) -> om.Notification:
     notification = om.Notification(message=om.Message(text=text), level=level)
-    if item is not None:
-        notification.locations = [_location(item)]
+    if item is not None and uris is not None:
+        notification.locations = [_location(item, uris)]
         notification.associated_rule = om.ReportingDescriptorReference(id=item.check.id)
     return notification
 
@@ -195,16 +217,16 @@ def _used_rules(
     return [c for c in checks if c.id in used]
 
 
-def _run(kind: str, result: ScanResult, cut: list[str]) -> om.Run:
+def _run(kind: str, result: ScanResult, cut: list[str], uris: ArtifactUris) -> om.Run:
     findings = [f for f in result.findings if f.resource.origin.kind == kind]
     absent = [e for e in result.absent if e.source == kind]
     undecided = [u for u in result.undetermined if u.resource.origin.kind == kind]
     checks = _used_rules(result.checks, findings, absent, undecided)
     index = {c.id: i for i, c in enumerate(checks)}
-    results = [_result(f, index[f.check.id]) for f in findings]
-    results += [_absent_result(e, index.get(e.rule_id, -1)) for e in absent]
+    results = [_result(f, index[f.check.id], uris) for f in findings]
+    results += [_absent_result(e, index.get(e.rule_id, -1), uris) for e in absent]
     notifications = [
-        _notification(f"{u.check.id} {u.check.slug} could not decide on {u.resource.name}: {u.reason}", "note", u)
+        _notification(f"{u.check.id} {u.check.slug} could not decide on {u.resource.name}: {u.reason}", "note", u, uris)
         for u in undecided
     ]
     notifications += [_notification(w, "warning") for w in result.warnings]
@@ -248,14 +270,16 @@ def _serialize(log: om.SarifLog) -> bytes:
     return (str(to_json(log)) + "\n").encode("utf-8")
 
 
-def render(result: ScanResult) -> tuple[bytes, list[str]]:
-    """The SARIF log, and warnings about anything cut to fit GitHub's limits."""
+def render(result: ScanResult, repository_root: Path) -> tuple[bytes, list[str]]:
+    """The SARIF log, with URIs relative to ``repository_root``, and warnings about anything
+    cut to fit GitHub's limits."""
     cut: list[str] = []
+    uris = ArtifactUris(repository_root)
     kinds = _kinds(result)
     if len(kinds) > MAX_RUNS:
         cut.append(f"SARIF: {len(kinds)} runs exceed GitHub's limit of {MAX_RUNS}; later runs were dropped")
         kinds = kinds[:MAX_RUNS]
-    runs = [_run(kind, result, cut) for kind in kinds]
+    runs = [_run(kind, result, cut, uris) for kind in kinds]
     log = om.SarifLog(version="2.1.0", schema_uri=SCHEMA_URI, runs=runs)
     data = _serialize(log)
     while len(gzip.compress(data)) > MAX_GZIP_BYTES and any(r.results for r in runs):

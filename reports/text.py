@@ -6,7 +6,7 @@ anywhere in it can send a control character to the terminal or start a line of i
 
 from __future__ import annotations
 
-from reports.common import severity_counts
+from reports.common import place_text, severity_counts
 from reports.escaping import visible
 from scanner import __version__
 from scanner.cost.summary import CostSummary, summarize
@@ -19,12 +19,11 @@ from scanner.model.resources import CoverageGap
 
 def _where(item: Finding | Undetermined) -> str:
     origin = item.resource.origin
-    position = item.position
-    if not origin.file:
+    place = item.place
+    if place is None:
         return f"live {item.resource.id}"
-    place = f"{origin.file}:{position.line}:{position.column}" if position else origin.file
     handle = origin.address or origin.symbolic_name
-    return f"{place}" + (f" ({handle})" if handle else "")
+    return place_text(place) + (f" ({handle})" if handle else "")
 
 
 def _findings_section(active: list[Finding]) -> list[str]:

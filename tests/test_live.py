@@ -271,7 +271,7 @@ def test_live_sarif_points_at_the_saved_inventory_or_the_declaring_iac(serve, tm
     )
     saved = json.loads(inventory.read_text())
     assert saved["azai_inventory"] == 1 and len(saved["resources"]) == 10
-    document = json.loads(sarif.render(result)[0])
+    document = json.loads(sarif.render(result, Path.cwd())[0])
     run = document["runs"][0]
     assert run["automationDetails"]["id"] == "azai/live/"
     lines = inventory.read_text().splitlines()

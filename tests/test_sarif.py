@@ -47,6 +47,10 @@ def _inputs() -> list[tuple[str, list[Path]]]:
         for p in sorted((FIXTURES / "bicep").rglob("*.json"))
         if "parameters" not in p.name
     ]
+    cases += [
+        (f"sources-{d.name}", [d / json.loads((d / "expected.json").read_text(encoding="utf-8"))["input"]])
+        for d in sorted((FIXTURES / "sources").iterdir())
+    ]
     if CORPUS.is_dir():
         for p in sorted(CORPUS.rglob("*.json")):
             if (
@@ -70,7 +74,7 @@ def _checkout(directory: Path) -> Iterator[None]:
 
 
 def _render(result: ScanResult, target: Path) -> dict[str, Any]:
-    data, _ = sarif.render(result)
+    data, _ = sarif.render(result, Path.cwd())
     target.write_bytes(data)
     loaded: dict[str, Any] = json.loads(data)
     return loaded
@@ -246,7 +250,7 @@ def test_output_is_deterministic(tmp_path: Path) -> None:
 def test_results_beyond_githubs_limit_are_cut_with_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
     result = scan(FIXTURES / "demo" / "plan.json")
     monkeypatch.setattr(sarif, "MAX_RESULTS_PER_RUN", 3)
-    data, cut = sarif.render(result)
+    data, cut = sarif.render(result, Path.cwd())
     run = json.loads(data)["runs"][0]
     assert len(run["results"]) == 3
     assert run["results"][0]["properties"]["severity"] == "critical"  # the most severe are kept
@@ -257,9 +261,9 @@ def test_results_beyond_githubs_limit_are_cut_with_a_warning(monkeypatch: pytest
 
 def test_output_over_ten_megabytes_gzipped_is_cut(monkeypatch: pytest.MonkeyPatch) -> None:
     result = scan(FIXTURES / "demo" / "plan.json")
-    full, _ = sarif.render(result)
+    full, _ = sarif.render(result, Path.cwd())
     monkeypatch.setattr(sarif, "MAX_GZIP_BYTES", len(gzip.compress(full)) - 1)
-    data, cut = sarif.render(result)
+    data, cut = sarif.render(result, Path.cwd())
     assert len(json.loads(data)["runs"][0]["results"]) < 23
     assert any("10 MB" in c for c in cut)
 
@@ -275,4 +279,4 @@ def test_undetermined_checks_and_warnings_become_tool_notifications(tmp_path: Pa
 
 
 def test_repository_root_is_where_uris_are_relative_to() -> None:
-    assert sarif.artifact_uri(str(ROOT / "fixtures" / "a b.json")) == "fixtures/a%20b.json"
+    assert sarif.ArtifactUris(ROOT)(str(ROOT / "fixtures" / "a b.json")) == "fixtures/a%20b.json"

@@ -104,13 +104,15 @@ def pair_outputs(formats: tuple[str, ...], outputs: tuple[str, ...]) -> list[tup
     return targets
 
 
-def render(fmt: str, result: ScanResult) -> tuple[bytes | Iterable[bytes], list[str]]:
+def render(fmt: str, result: ScanResult, repo_root: str | None = None) -> tuple[bytes | Iterable[bytes], list[str]]:
     """One report format's bytes (the JSON report as chunks, written as they are made), and
-    warnings (such as output cut to fit GitHub's limits)."""
+    warnings (such as output cut to fit GitHub's limits). SARIF URIs are relative to
+    ``repo_root``, found from git when not given."""
     if fmt == "sarif":
         from reports import sarif
+        from reports.repository import repository_root
 
-        return sarif.render(result)
+        return sarif.render(result, repository_root(repo_root))
     if fmt == "json":
         from reports import json_report
 
@@ -139,11 +141,11 @@ def exit_code(result: ScanResult) -> int:
     return EXIT_OK if result.complete else EXIT_INCOMPLETE
 
 
-def write_reports(result: ScanResult, targets: list[tuple[str, str | None]]) -> None:
+def write_reports(result: ScanResult, targets: list[tuple[str, str | None]], repo_root: str | None = None) -> None:
     from scanner.output import write_atomic
 
     for fmt, path in targets:
-        data, warnings = render(fmt, result)
+        data, warnings = render(fmt, result, repo_root)
         for warning in warnings:
             _stderr_line("warning", warning)
         if path:
@@ -184,13 +186,20 @@ def _environment(variables: dict[str, str]) -> Iterator[None]:
     help="Skip files that are not a plan, template or what-if result instead of failing.",
 )
 def scan(
-    paths: tuple[str, ...], formats: tuple[str, ...], outputs: tuple[str, ...], skip_unknown: bool, **shared: Any
+    paths: tuple[str, ...],
+    formats: tuple[str, ...],
+    outputs: tuple[str, ...],
+    repo_root: str | None,
+    skip_unknown: bool,
+    **shared: Any,
 ) -> None:
     """Scan IaC files and live subscriptions.
 
-    PATH is a Terraform plan JSON, an ARM template (compiled Bicep included), an ARM what-if
-    result, or a directory of them (its *.json files; others are skipped). The format is
-    detected from the content. --subscription, --management-group and --all-subscriptions scan
+    PATH is a Terraform plan JSON, an ARM template (compiled Bicep included), a .bicep file
+    (compiled with the Bicep CLI on PATH), an ARM what-if result, or a directory of them (its
+    *.json files; others are skipped). The format is detected from the content. Findings point
+    at the .tf or .bicep line that declares the resource when that source is found: beside the
+    plan or compiled template, or under --source-root. --subscription, --management-group and --all-subscriptions scan
     deployed resources through the Azure SDK with DefaultAzureCredential (az login, managed
     identity, workload identity, service-principal variables); they combine with PATHs.
     """
@@ -203,7 +212,7 @@ def scan(
         )
     targets = pair_outputs(formats, outputs)
     result = run_scan(request)
-    write_reports(result, targets)
+    write_reports(result, targets, repo_root)
     sys.exit(exit_code(result))
 
 
@@ -224,6 +233,7 @@ def drift(
     iac_paths: tuple[str, ...],
     formats: tuple[str, ...],
     outputs: tuple[str, ...],
+    repo_root: str | None,
     **shared: Any,
 ) -> None:
     """Audit drift: between two scans, between IaC and live, or in a plan's resource_drift.
@@ -259,7 +269,7 @@ def drift(
         **fields,
     )
     result = run_drift(request)
-    write_reports(result, targets)
+    write_reports(result, targets, repo_root)
     sys.exit(exit_code(result))
 
 
@@ -307,7 +317,12 @@ def prices_refresh(regions: tuple[str, ...], output: str | None, endpoint: str) 
 )
 @click.option("--drift-from", metavar="SNAPSHOT", help="Report drift from this snapshot instead of scanning.")
 def demo(
-    formats: tuple[str, ...], outputs: tuple[str, ...], save_inventory: str | None, variant: str, drift_from: str | None
+    formats: tuple[str, ...],
+    outputs: tuple[str, ...],
+    repo_root: str | None,
+    save_inventory: str | None,
+    variant: str,
+    drift_from: str | None,
 ) -> None:
     """Scan the bundled demo estate live, through the real Azure SDK, against a local emulator.
 
@@ -329,7 +344,7 @@ def demo(
             result = run_drift(
                 DriftRequest(base=drift_from, live=LiveScope(all_subscriptions=True), arm_endpoint=server.endpoint)
             )
-            write_reports(result, targets)
+            write_reports(result, targets, repo_root)
             sys.exit(exit_code(result))
         result = run_scan(
             ScanRequest(
@@ -342,7 +357,7 @@ def demo(
             )
         )
         writes = server.writes()
-    write_reports(result, targets)
+    write_reports(result, targets, repo_root)
     click.echo(f"azai demo: {result.live_requests} read requests, {len(writes)} writes", err=True)
     sys.exit(EXIT_OK if result.complete and not writes else EXIT_INCOMPLETE)
 

@@ -42,6 +42,12 @@ report_options = _apply(
             metavar="FILE",
             help="Write the report of the matching --format to FILE (atomically).",
         ),
+        click.option(
+            "--repo-root",
+            metavar="DIR",
+            help="Repository root that SARIF file URIs are relative to (default: git's top level, "
+            "else the current folder).",
+        ),
     ]
 )
 
@@ -90,6 +96,12 @@ live_options = _apply(
             "parameters_file",
             metavar="FILE",
             help="ARM parameters file for the templates read; azd ${NAME=default} placeholders are resolved.",
+        ),
+        click.option(
+            "--source-root",
+            metavar="DIR",
+            help="Folder of the Terraform root module (or of the .bicep files) that findings point into "
+            "[default: the plan's or template's folder when it holds the sources, else the current folder].",
         ),
     ]
 )

@@ -9,6 +9,7 @@ from typing import Any
 
 from scanner.engine.checkapi import Check, Severity, Violation
 from scanner.model.jsondoc import Position
+from scanner.model.places import Place
 from scanner.model.pricing import Cost
 from scanner.model.resources import CoverageGap, Resource
 
@@ -53,6 +54,16 @@ class Finding:
     def position(self) -> Position | None:
         return self.resource.origin.position(self.violation.path)
 
+    @property
+    def place(self) -> Place | None:
+        """Where reports point: the written source's line when known, else the scanned file."""
+        return self.resource.origin.place(self.violation.path)
+
+    @property
+    def scanned_place(self) -> Place | None:
+        """The plan's or compiled template's own position, kept beside a source line."""
+        return self.resource.origin.scanned_place(self.violation.path)
+
 
 @dataclass(frozen=True)
 class Undetermined:
@@ -66,6 +77,14 @@ class Undetermined:
     @property
     def position(self) -> Position | None:
         return self.resource.origin.position(self.path)
+
+    @property
+    def place(self) -> Place | None:
+        return self.resource.origin.place(self.path)
+
+    @property
+    def scanned_place(self) -> Place | None:
+        return self.resource.origin.scanned_place(self.path)
 
 
 @dataclass

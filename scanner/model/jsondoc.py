@@ -243,7 +243,11 @@ def load_document(path: Path, display: str | None = None) -> Document:
     refused with the strict parser's own error.
     """
     shown = display or str(path)
-    text = read_text(path, shown)
+    return parse_document(read_text(path, shown), shown)
+
+
+def parse_document(text: str, shown: str) -> Document:
+    """A JSON document from text already read (a compiled template handed over in memory)."""
     try:
         data = _parse(text, shown)
     except json.JSONDecodeError as strict:

@@ -18,6 +18,7 @@ from typing import Any
 
 from scanner.model import azure_types as T
 from scanner.model.jsondoc import Document, Position
+from scanner.model.places import Declaration, Place
 from scanner.model.unknown import Unknown
 
 LIVE_KIND = "live"
@@ -130,31 +131,57 @@ class Origin:
     # What the source form says about ARM properties it cannot set, by lower-cased ARM path
     # (azurerm has no idle shutdown for compute instances): advice for a finding on that property.
     notes: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
+    # The resource's block in the .tf or .bicep source, when that source was found: reports
+    # show it instead of the plan or compiled template, which nobody edits.
+    declaration: Declaration | None = field(default=None, repr=False, compare=False)
 
     @property
     def creates(self) -> bool:
         """Whether the plan that declares the resource creates it (a replacement included)."""
         return self.action in ("create", "replace")
 
+    @property
+    def in_a_file(self) -> bool:
+        """Whether some file declares the resource: a scanned one, or the source behind it."""
+        return self.document is not None or self.declaration is not None
+
     def note(self, arm_path: str) -> str | None:
         """How to set an ARM property this source form cannot express, if it cannot."""
         return self.notes.get(arm_path.lower()) if self.notes else None
 
     def position(self, arm_path: str | None = None) -> Position | None:
-        """Line and column of the resource, or of one of its properties where it can be found."""
+        """Line and column, in the scanned file, of the resource or of one of its properties
+        where it can be found."""
         if self.document is None:
             return None
-        path = arm_path or ""
+        return self.document.position(self.pointer, self._source_path(arm_path or ""))
+
+    def scanned_place(self, arm_path: str | None = None) -> Place | None:
+        """The scanned file and the position in it; None for a live resource no file declares."""
+        if self.file is None:
+            return None
+        position = self.position(arm_path)
+        if position is None:
+            return Place(self.file)
+        return Place(self.file, position.line, position.column, position.pointer)
+
+    def place(self, arm_path: str | None = None) -> Place | None:
+        """Where a reader should look: the declaration's line for the property when the source
+        people wrote was found, else the scanned file's position."""
+        if self.declaration is not None:
+            return self.declaration.place(self._source_path(arm_path or ""))
+        return self.scanned_place(arm_path)
+
+    def _source_path(self, arm_path: str) -> tuple[str, ...]:
+        """An ARM property path as the source spells it: into the host object for a virtual
+        resource, then through ``property_map`` (a Terraform attribute path)."""
+        path = arm_path
         if self.path_rewrite is not None:
             source_prefix, host_prefix = self.path_rewrite
             if path.lower().startswith(source_prefix.lower()):
                 path = host_prefix + path[len(source_prefix) :]
             elif not path:
                 path = host_prefix
-        tail = self._source_tail(path)
-        return self.document.position(self.pointer, tail)
-
-    def _source_tail(self, path: str) -> tuple[str, ...]:
         if not path:
             return ()
         segments = path.split(".")

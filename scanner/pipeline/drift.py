@@ -96,7 +96,7 @@ def _iac_drift(
     current_label: str,
 ) -> None:
     """Terraform's own resource_drift in each plan, then the IaC against CURRENT when given."""
-    loaded, warnings = load_inputs(request.iac, template_options(request))
+    loaded, warnings = load_inputs(request.iac, template_options(request), source_root=request.source_root)
     result.warnings.extend(warnings)
     iac_complete = not any(item.coverage for item in loaded)
     result.coverage.extend(gap for item in loaded for gap in item.coverage)

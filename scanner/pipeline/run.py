@@ -39,6 +39,7 @@ class RunRequest:
     baseline: str | None = None
     write_baseline: str | None = None
     parameters_file: str | None = None
+    source_root: str | None = None  # the .tf root module or .bicep folder, when not beside the input
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)  # azd placeholders
     live: LiveScope = field(default_factory=LiveScope)
     cloud: str = "AzureCloud"

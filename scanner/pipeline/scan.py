@@ -27,7 +27,7 @@ def run_scan(request: ScanRequest) -> ScanResult:
     """Read every input, run the selected rules on each, then apply the run's policy."""
     policy, result = prepare(request, SCAN_GATE)
     result.checks = policy.rule_checks
-    loaded, warnings = load_inputs(request.paths, template_options(request), request.skip_unknown)
+    loaded, warnings = load_inputs(request.paths, template_options(request), request.skip_unknown, request.source_root)
     result.warnings.extend(warnings)
     result.coverage.extend(gap for item in loaded for gap in item.coverage)
     if request.live.requested:
@@ -86,7 +86,7 @@ def _point_at_declaring_iac(resources: list[Resource], iac: list[LoadedInput]) -
             by_name.setdefault((declared.type_key, declared.name.lower()), declared)
     for resource in resources:
         match = by_id.get(resource.id.lower()) or by_name.get((resource.type_key, resource.name.lower()))
-        if match is not None and match.origin.document is not None:
+        if match is not None and match.origin.in_a_file:
             resource.origin = dataclasses.replace(match.origin, kind="live", reference_only=False)
 
 

@@ -38,7 +38,7 @@ class BaselineEntry:
 
 
 def baseline_entry(finding: Finding) -> BaselineEntry:
-    position = finding.position
+    place = finding.place
     return BaselineEntry(
         fingerprint=finding.fingerprint,
         rule_id=finding.check.id,
@@ -47,9 +47,9 @@ def baseline_entry(finding: Finding) -> BaselineEntry:
         resource_type=finding.resource.type,
         source=finding.resource.origin.kind,
         message=finding.violation.message,
-        uri=Path(finding.resource.origin.file).as_posix() if finding.resource.origin.file else None,
-        start_line=position.line if position else None,
-        start_column=position.column if position else None,
+        uri=Path(place.file).as_posix() if place and place.file else None,
+        start_line=place.line if place else None,
+        start_column=place.column if place else None,
     )
 
 

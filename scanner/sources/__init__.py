@@ -1,7 +1,9 @@
 """Ways in: each input file becomes an `Inventory` of ARM-shaped resources.
 
-The format is detected from the content, never the file name, so ``plan.json``,
-``main.json`` and ``whatif.out`` all work.
+The format of a JSON input is detected from the content, never the file name, so
+``plan.json``, ``main.json`` and ``whatif.out`` all work. A ``.bicep`` file is compiled first;
+a ``.tf`` file is refused with the commands that make a plan of it. Resources then get their
+declarations in the ``.tf`` or ``.bicep`` source, where it is found.
 """
 
 from __future__ import annotations
@@ -11,12 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scanner.errors import InputError
-from scanner.model.jsondoc import Document, is_arm_json, load_document
+from scanner.model.jsondoc import Document, is_arm_json, load_document, parse_document
 from scanner.model.resources import CoverageGap, Inventory, Resource
 from scanner.model.utilization import UtilizationSource
 from scanner.model.vmsizes import SizeCatalog
 from scanner.sources.arm.template import TemplateOptions, read_template
 from scanner.sources.arm.whatif import read_whatif, whatif_changes
+from scanner.sources.authored.paths import SourcePath
 from scanner.sources.snapshot import is_snapshot, read_snapshot
 from scanner.sources.terraform.plan import read_plan
 
@@ -27,7 +30,15 @@ SNAPSHOT = "snapshot"
 
 
 class UnrecognisedInput(InputError):
-    """Valid JSON that is none of the formats azai reads."""
+    """Valid JSON that is none of the formats azai reads, or a file that is not JSON at all."""
+
+
+def _terraform_configuration(display: str) -> UnrecognisedInput:
+    """A ``.tf`` file or folder: azai reads what Terraform plans, and says how to get it."""
+    return UnrecognisedInput(
+        f"{display}: a Terraform configuration, not a plan; make one with "
+        "'terraform plan -out tfplan' and 'terraform show -json tfplan > plan.json', then scan plan.json"
+    )
 
 
 @dataclass
@@ -66,9 +77,21 @@ def detect(doc: Document) -> str:
     raise UnrecognisedInput(f"{doc.path}: not a Terraform plan, ARM template or ARM what-if result")
 
 
-def load_file(path: Path, display: str, options: TemplateOptions | None = None) -> LoadedInput:
-    """One input file as an inventory; ``options`` say how templates are evaluated."""
-    doc = load_document(path, display)
+def load_file(
+    path: Path, display: str, options: TemplateOptions | None = None, source_root: SourcePath | None = None
+) -> LoadedInput:
+    """One input file as an inventory; ``options`` say how templates are evaluated, and
+    ``source_root`` where the ``.tf`` or ``.bicep`` sources are when they are not beside it."""
+    given = SourcePath(path, display)
+    if path.suffix.lower() == ".tf":
+        raise _terraform_configuration(display)
+    compiled = path.suffix.lower() == ".bicep"
+    if compiled:
+        from scanner.sources.authored.compile import compile_bicep
+
+        doc = parse_document(compile_bicep(given), display)
+    else:
+        doc = load_document(path, display)
     kind = detect(doc)
     resources: list[Resource]
     coverage: list[CoverageGap] = []
@@ -88,10 +111,35 @@ def load_file(path: Path, display: str, options: TemplateOptions | None = None) 
             resources, warnings = read_snapshot(doc)[0], []
         else:
             resources, warnings = read_whatif(doc)
-        inventory = Inventory(resources)
     except RecursionError:
         raise InputError(f"{display}: nesting is too deep to evaluate") from None
-    return LoadedInput(display, kind, inventory, warnings, coverage, linked)
+    _attach_declarations(kind, doc, given, resources, warnings, source_root, compiled)
+    return LoadedInput(display, kind, Inventory(resources), warnings, coverage, linked)
+
+
+def _attach_declarations(
+    kind: str,
+    doc: Document,
+    given: SourcePath,
+    resources: list[Resource],
+    warnings: list[str],
+    source_root: SourcePath | None,
+    compiled: bool,
+) -> None:
+    """Point resources at the source people wrote, where it is found (before the inventory
+    derives agent pools from their clusters, so that they inherit it)."""
+    if kind == TERRAFORM:
+        from scanner.sources.authored import terraform
+
+        terraform.attach(resources, doc.data, terraform.root_module(given, source_root), warnings)
+    elif kind == ARM:
+        from scanner.sources.authored import templates
+
+        bicep = given if compiled else templates.bicep_beside(given, source_root)
+        if bicep is not None:
+            templates.attach(resources, bicep, warnings)
+        if compiled:
+            templates.only_in_source(resources, given)
 
 
 def expand_paths(paths: Iterable[str]) -> list[tuple[Path, str, bool]]:
@@ -104,27 +152,42 @@ def expand_paths(paths: Iterable[str]) -> list[tuple[Path, str, bool]]:
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            for found in sorted(path.rglob("*.json")):
-                if not any(part.startswith(".") for part in found.relative_to(path).parts):
-                    out.append((found, str(found), False))
+            found = [
+                f for f in sorted(path.rglob("*.json")) if not any(p.startswith(".") for p in f.relative_to(path).parts)
+            ]
+            if not found and any(path.glob("*.tf")):
+                raise _terraform_configuration(given)
+            out.extend((f, str(f), False) for f in found)
         else:
             out.append((path, given, True))
     return out
 
 
+def _hidden(relative: Path) -> bool:
+    """Under a dot-folder (``.terraform``, ``.git``): tool state, not the user's inputs."""
+    return any(part.startswith(".") for part in relative.parts)
+
+
 def load_inputs(
-    paths: Iterable[str], options: TemplateOptions | None = None, skip_unknown: bool = False
+    paths: Iterable[str],
+    options: TemplateOptions | None = None,
+    skip_unknown: bool = False,
+    source_root: str | None = None,
 ) -> tuple[list[LoadedInput], list[str]]:
-    """Load every input; skipped directory members are reported as warnings.
+    """Load every input; skipped directory members are reported as warnings. ``source_root``
+    is where the ``.tf`` root module or the ``.bicep`` files are (``--source-root``).
 
     With ``skip_unknown``, a file named explicitly that is not a recognised format is skipped
     too (pre-commit hands over every changed ``*.json``, including package.json).
     """
+    if source_root is not None and not Path(source_root).is_dir():
+        raise InputError(f"--source-root {source_root}: not a folder")
+    root = SourcePath(Path(source_root), Path(source_root).as_posix()) if source_root is not None else None
     loaded: list[tuple[LoadedInput, Path, bool]] = []
     warnings: list[str] = []
     for path, display, explicit in expand_paths(paths):
         try:
-            loaded.append((load_file(path, display, options), path.resolve(), explicit))
+            loaded.append((load_file(path, display, options, root), path.resolve(), explicit))
         except InputError as exc:
             if explicit and not (skip_unknown and isinstance(exc, UnrecognisedInput)):
                 raise

@@ -68,7 +68,7 @@ def save_inventory(
     write_atomic(path, text.encode("utf-8"))
     doc = Document(path=path, text=text, data=document)
     for index, resource in enumerate(ordered):
-        if resource.origin.document is not None:
+        if resource.origin.in_a_file:
             continue
         resource.origin = Origin(
             kind=resource.origin.kind,

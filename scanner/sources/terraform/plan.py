@@ -713,6 +713,15 @@ def _module_resources(
         yield from _module_resources(doc, expect(doc, child, dict, at), at)
 
 
+def declaration_key(address: str) -> tuple[str, str]:
+    """Where an instance is declared: its module call path (``gpu.inner``, empty at the root) and
+    ``TYPE.NAME`` in that module. Every instance key is dropped: ``count`` and ``for_each``
+    instances share one block."""
+    module = _module_of(address)
+    local = _without_key(address[len(module) + 1 :] if module else address)
+    return ".".join(step.group(1) for step in _MODULE_STEP.finditer(module)), local
+
+
 def _module_of(address: str) -> str:
     steps = list(_MODULE_STEP.finditer(address))
     return address[: steps[-1].end()] if steps else ""

@@ -1,0 +1,141 @@
+"""Declarations in a ``.bicep`` file: resources by symbolic name, and modules with their path.
+
+A child resource declared inside its parent's body is ``parent::child``, the symbolic name
+``bicep build`` gives it. Property lines follow the body's object and array literals; a
+``[for ...]`` array stands for every index (``*``); anything else is an opaque expression.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from scanner.model.places import Declaration, Written
+from scanner.sources.authored.syntax import BICEP, Source
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+Path_ = tuple[str, ...]
+_FALLBACK = "its resources are shown at the module line that deploys them, else in the compiled template"
+
+
+@dataclass(frozen=True)
+class Module:
+    """A ``module`` declaration: its line, and the file it deploys when that is a local path."""
+
+    declaration: Declaration
+    file: Path | None
+    display: str | None
+
+
+@dataclass
+class BicepFile:
+    resources: dict[str, Declaration] = field(default_factory=dict)
+    modules: dict[str, Module] = field(default_factory=dict)
+
+
+def read_bicep(path: Path, display: str, warnings: list[str]) -> BicepFile | None:
+    """The file's declarations, or None (with a warning) when it cannot be read or parsed."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        warnings.append(f"{display}: cannot read ({exc.strerror}); {_FALLBACK}")
+        return None
+    source = Source(BICEP, data)
+    error = source.first_error_line()
+    if error is not None:
+        warnings.append(f"{display}:{error}: not valid Bicep; {_FALLBACK}")
+        return None
+    found = BicepFile()
+    for node in source.root.named_children:
+        if node.type == "resource_declaration":
+            _resource(source, node, display, "", found)
+        elif node.type == "module_declaration":
+            name, target = _identifier(source, node), _string_child(source, node)
+            line, column = source.line_column(node)
+            local = target is not None and ":" not in target  # br:, br/alias:, ts: are registries
+            found.modules[name] = Module(
+                Declaration(display, line, column),
+                path.parent / target if local and target else None,
+                posixpath.normpath(posixpath.join(posixpath.dirname(display), target)) if local and target else None,
+            )
+    return found
+
+
+def _resource(source: Source, node: Node, display: str, parent: str, found: BicepFile) -> None:
+    name = _identifier(source, node)
+    symbolic = f"{parent}::{name}" if parent else name
+    written: dict[Path_, Written] = {}
+    body = _body(node.named_children[-1])
+    if body is not None:
+        for prop in (c for c in body.named_children if c.type == "object_property"):
+            child = next((c for c in prop.named_children if c.type == "resource_declaration"), None)
+            if child is not None:
+                _resource(source, child, display, symbolic, found)
+            else:
+                _property(source, prop, (), written)
+    line, column = source.line_column(node)
+    found.resources.setdefault(symbolic, Declaration(display, line, column, written))
+
+
+def _body(value: Node) -> Node | None:
+    """The object a declaration deploys, through ``[for ...: ...]`` and ``if (...)``."""
+    node: Node | None = value
+    while node is not None and node.type != "object":
+        if node.type == "for_statement":
+            node = node.child_by_field_name("body")
+        elif node.type == "if_statement":
+            node = next((c for c in node.named_children if c.type == "object"), None)
+        else:
+            return None
+    return node
+
+
+def _property(source: Source, prop: Node, prefix: Path_, written: dict[Path_, Written]) -> None:
+    key = _key(source, prop.named_children[0]) if prop.named_children else None
+    if key is None:
+        return
+    _value(source, prop, prop.named_children[-1], (*prefix, key.lower()), written)
+
+
+def _value(source: Source, at: Node, value: Node, path: Path_, written: dict[Path_, Written]) -> None:
+    """The property at ``path`` starts at ``at``; follow object and array literals."""
+    literal = value.type in ("object", "array", "for_statement")
+    written[path] = source.written(at, opaque=not literal)
+    if value.type == "object":
+        for prop in (c for c in value.named_children if c.type == "object_property"):
+            _property(source, prop, path, written)
+    elif value.type == "array":
+        for index, item in enumerate(value.named_children):
+            _value(source, item, item, (*path, str(index)), written)
+    elif value.type == "for_statement":
+        body = _body(value)
+        if body is not None:
+            _value(source, body, body, (*path, "*"), written)
+
+
+def _identifier(source: Source, node: Node) -> str:
+    return next((source.text(c) for c in node.named_children if c.type == "identifier"), "")
+
+
+def _string_child(source: Source, node: Node) -> str | None:
+    string = next((c for c in node.named_children if c.type == "string"), None)
+    return _plain_string(source, string) if string is not None else None
+
+
+def _plain_string(source: Source, node: Node) -> str | None:
+    """A string literal's text; None when it interpolates."""
+    if any(c.type == "interpolation" for c in node.named_children):
+        return None
+    return "".join(source.text(c) for c in node.named_children if c.type == "string_content")
+
+
+def _key(source: Source, node: Node) -> str | None:
+    if node.type == "identifier":
+        return source.text(node)
+    if node.type == "string":
+        return _plain_string(source, node)
+    return None

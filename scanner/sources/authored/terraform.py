@@ -1,0 +1,100 @@
+"""Plan resources to their ``resource`` blocks in the ``.tf`` sources.
+
+The root module is ``--source-root``, else the plan's folder when it holds ``*.tf``, else the
+current folder. Module folders come from ``.terraform/modules/modules.json``, which
+``terraform init`` writes for every module call (downloaded or local), else from a call's local
+``source`` (``./modules/x``) in the plan's ``configuration``, nested. A module from a registry
+that was never initialised here has no folder: its resources keep the plan's location.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import posixpath
+from pathlib import Path
+from typing import Any
+
+from scanner.model.places import Declaration
+from scanner.model.resources import Resource
+from scanner.sources.authored.hcl import read_module
+from scanner.sources.authored.paths import SourcePath
+from scanner.sources.terraform.plan import declaration_key
+
+MANIFEST = Path(".terraform") / "modules" / "modules.json"
+_LOCAL = ("./", "../")
+
+
+def root_module(plan: SourcePath, source_root: SourcePath | None) -> SourcePath:
+    """Where the root module's ``.tf`` files are, by the rule above."""
+    if source_root is not None:
+        return source_root
+    if any(plan.path.parent.glob("*.tf")):
+        return SourcePath(plan.path.parent, posixpath.dirname(Path(plan.display).as_posix()) or ".")
+    return SourcePath(Path.cwd(), ".")
+
+
+def attach(resources: list[Resource], plan: dict[str, Any], root: SourcePath, warnings: list[str]) -> None:
+    """Give each plan resource whose block is found its declaration."""
+    folders = module_folders(plan, root)
+    declared: dict[str, dict[str, Declaration]] = {}
+    for resource in resources:
+        origin = resource.origin
+        if origin.address is None or origin.reference_only:
+            continue
+        module, local = declaration_key(origin.address)
+        if module not in declared:
+            folder = folders.get(module)
+            declared[module] = read_module(folder.path, folder.display, warnings) if folder else {}
+        declaration = declared[module].get(local)
+        if declaration is not None:
+            resource.origin = dataclasses.replace(origin, declaration=declaration)
+
+
+def module_folders(plan: dict[str, Any], root: SourcePath) -> dict[str, SourcePath]:
+    """Module call path (``gpu.inner``; empty for the root) -> its folder."""
+    folders = {"": root}
+    manifest = _manifest(root)
+    for key, directory in manifest.items():
+        folders.setdefault(key, root.join(directory))
+    configuration = plan.get("configuration")
+    module = configuration.get("root_module") if isinstance(configuration, dict) else None
+    if isinstance(module, dict):
+        _follow_calls(module, "", root, manifest, folders)
+    return folders
+
+
+def _follow_calls(
+    module: dict[str, Any], key: str, folder: SourcePath, manifest: dict[str, str], out: dict[str, SourcePath]
+) -> None:
+    calls = module.get("module_calls")
+    for name, call in calls.items() if isinstance(calls, dict) else []:
+        if not isinstance(call, dict):
+            continue
+        child_key = f"{key}.{name}" if key else str(name)
+        source = call.get("source")
+        if child_key in manifest:
+            child: SourcePath | None = out[child_key]
+        elif isinstance(source, str) and source.startswith(_LOCAL):
+            child = out.setdefault(child_key, folder.join(source))
+        else:
+            child = None
+        inner = call.get("module")
+        if child is not None and isinstance(inner, dict):
+            _follow_calls(inner, child_key, child, manifest, out)
+
+
+def _manifest(root: SourcePath) -> dict[str, str]:
+    """``Key`` -> ``Dir`` from the module manifest, relative to the root module; empty when
+    ``terraform init`` has not run here or the file is not the manifest's shape."""
+    try:
+        data = json.loads((root.path / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    entries = data.get("Modules") if isinstance(data, dict) else None
+    out: dict[str, str] = {}
+    for entry in entries if isinstance(entries, list) else []:
+        key, directory = (entry.get("Key"), entry.get("Dir")) if isinstance(entry, dict) else (None, None)
+        if key and isinstance(key, str) and isinstance(directory, str):
+            out[key] = directory.replace("\\", "/")  # written on Windows
+    return out

@@ -1,0 +1,310 @@
+"""Findings point at the lines people wrote: ``.tf`` blocks behind a plan, ``.bicep`` declarations
+behind a compiled template (issue 14).
+
+The fixtures under ``fixtures/sources/`` and their ``expected.json`` were written from the
+public formats and the rule pages by someone who had not read the implementation: every
+finding's rule, resource, file and line is asserted, in the JSON report and in SARIF.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scanner.model.places import Declaration, Written
+from tests.conftest import FIXTURES, ROOT, run_cli
+
+SOURCES = FIXTURES / "sources"
+ESTATES = sorted(d.name for d in SOURCES.iterdir() if (d / "expected.json").is_file())
+
+
+def _key(estate: str, finding: dict[str, Any]) -> str:
+    """How an estate's ``expected.json`` names a resource: Terraform by address, Bicep by type/name."""
+    if estate.startswith("terraform"):
+        return str(finding["address"])
+    return f"{finding['resource_type']}/{finding['resource_name']}"
+
+
+def _expected(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((SOURCES / name / "expected.json").read_text(encoding="utf-8"))
+    return data
+
+
+def _json_scan(*args: str, cwd: Path = ROOT) -> dict[str, Any]:
+    done = run_cli("scan", "--format", "json", "--fail-on", "none", *args, cwd=cwd)
+    assert done.returncode == 0, done.stderr
+    data: dict[str, Any] = json.loads(done.stdout)
+    return data
+
+
+def _relative(uri: str, folder: Path, base: Path = ROOT) -> str:
+    return posixpath.relpath((base / uri).resolve().as_posix(), folder.resolve().as_posix())
+
+
+@pytest.mark.parametrize("name", ESTATES)
+def test_every_finding_points_at_its_declaring_line_in_json(name: str) -> None:
+    expected = _expected(name)
+    folder = SOURCES / name
+    report = _json_scan(str(folder / expected["input"]))
+    got = {
+        (f["rule_id"], _key(name, f), _relative(f["location"]["uri"], folder), f["location"]["start_line"])
+        for f in report["findings"]
+    }
+    assert got == {(e["rule"], e["resource"], e["file"], e["line"]) for e in expected["findings"]}
+    assert not {_key(name, f) for f in report["findings"]} & set(expected["clean"])
+    assert report["warnings"] == []
+    for finding in report["findings"]:  # the scanned file's own place is kept beside it
+        scanned = finding["scanned_location"]
+        assert _relative(scanned["uri"], folder) == expected["input"] and scanned["pointer"].startswith("/")
+
+
+@pytest.mark.parametrize("name", ESTATES)
+def test_sarif_results_point_at_source_lines_relative_to_the_repository_root(name: str, tmp_path: Path) -> None:
+    expected = _expected(name)
+    folder = SOURCES / name
+    target = tmp_path / "out.sarif"
+    done = run_cli(
+        "scan", "--format", "sarif", "-o", str(target), "--fail-on", "none", str(folder / expected["input"]),
+        cwd=folder,  # a pipeline step running inside the infra folder: URIs stay relative to the root
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    results = [r for run in json.loads(target.read_text())["runs"] for r in run["results"]]
+    prefix = folder.relative_to(ROOT).as_posix() + "/"
+    got = set()
+    for result in results:
+        physical = result["locations"][0]["physicalLocation"]
+        uri = physical["artifactLocation"]["uri"]
+        assert physical["artifactLocation"]["uriBaseId"] == "%SRCROOT%" and uri.startswith(prefix)
+        got.add((result["ruleId"], uri.removeprefix(prefix), physical["region"]["startLine"]))
+        related = result["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        assert related == prefix + expected["input"]
+    assert got == {(e["rule"], e["file"], e["line"]) for e in expected["findings"]}
+    assert len(results) == len(expected["findings"])
+
+
+def test_text_markdown_and_junit_show_the_same_source_line(tmp_path: Path) -> None:
+    plan = SOURCES / "bicep" / "main.json"
+    first = next(e for e in _expected("bicep")["findings"] if e["file"].startswith("modules/"))
+    place = f"fixtures/sources/bicep/{first['file']}:{first['line']}"
+    text = run_cli("scan", "--fail-on", "none", str(plan.relative_to(ROOT))).stdout
+    markdown = run_cli("scan", "--format", "markdown", "--fail-on", "none", str(plan.relative_to(ROOT))).stdout
+    junit = run_cli("scan", "--format", "junit", "--fail-on", "none", str(plan.relative_to(ROOT))).stdout
+    assert f"at {place}:" in text
+    assert f"`{place}`" in markdown
+    assert f'file="fixtures/sources/bicep/{first["file"]}" line="{first["line"]}"' in junit
+
+
+def test_fingerprints_survive_unrelated_lines_moving(tmp_path: Path) -> None:
+    copy = tmp_path / "bicep"
+    shutil.copytree(SOURCES / "bicep", copy)
+    before = _json_scan(str(copy / "main.json"), cwd=tmp_path)
+    source = copy / "main.bicep"
+    source.write_text("// a header comment\n// and another\n\n" + source.read_text(encoding="utf-8"), encoding="utf-8")
+    after = _json_scan(str(copy / "main.json"), cwd=tmp_path)
+    lines = {f["fingerprint"]: f["location"]["start_line"] for f in before["findings"]}
+    moved = {f["fingerprint"]: f["location"]["start_line"] for f in after["findings"]}
+    assert set(lines) == set(moved)
+    for fingerprint, line in lines.items():
+        in_main = next(f for f in after["findings"] if f["fingerprint"] == fingerprint)["location"]["uri"].endswith(
+            "main.bicep"
+        )
+        assert moved[fingerprint] == line + (3 if in_main else 0)
+
+
+def test_source_root_finds_bicep_that_is_not_beside_the_template(tmp_path: Path) -> None:
+    (tmp_path / "out").mkdir()
+    shutil.copy(SOURCES / "bicep" / "main.json", tmp_path / "out" / "main.json")
+    shutil.copytree(SOURCES / "bicep", tmp_path / "infra", ignore=shutil.ignore_patterns("*.json"))
+    alone = _json_scan("out/main.json", cwd=tmp_path)
+    assert {f["location"]["uri"] for f in alone["findings"]} == {"out/main.json"}  # as before: no source
+    rooted = _json_scan("out/main.json", "--source-root", "infra", cwd=tmp_path)
+    assert {f["location"]["uri"] for f in rooted["findings"]} == {"infra/main.bicep", "infra/modules/openai.bicep"}
+
+
+def test_a_missing_source_root_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    done = run_cli("scan", str(SOURCES / "bicep" / "main.json"), "--source-root", str(tmp_path / "nowhere"))
+    assert done.returncode == 2
+    assert done.stderr == f"azai: error: --source-root {tmp_path / 'nowhere'}: not a folder\n"
+
+
+def test_unparsable_source_warns_and_keeps_the_scanned_location(tmp_path: Path) -> None:
+    copy = tmp_path / "bicep"
+    shutil.copytree(SOURCES / "bicep", copy)
+    module = copy / "modules" / "openai.bicep"
+    module.write_text(module.read_text(encoding="utf-8").replace("resource ", "resource = {", 1), encoding="utf-8")
+    report = _json_scan("bicep/main.json", cwd=tmp_path)
+    assert report["warnings"] == [
+        "bicep/modules/openai.bicep:20: not valid Bicep; its resources are shown at the module line that deploys "
+        "them, else in the compiled template"
+    ]
+    in_module = [f for f in report["findings"] if f["resource_name"] in ("oai-aiplat", "di-aiplat")]
+    # The module's resources point at the module line in main.bicep that deploys them.
+    module_line = next(
+        i for i, line in enumerate((copy / "main.bicep").read_text().splitlines(), 1) if line.startswith("module ")
+    )
+    assert in_module and {(f["location"]["uri"], f["location"]["start_line"]) for f in in_module} == {
+        ("bicep/main.bicep", module_line)
+    }
+
+
+def _fake_bicep_cli(directory: Path, compiled: Path, status: int = 0) -> dict[str, str]:
+    """A stand-in for the Bicep CLI (which cannot be downloaded here): it checks it was asked for
+    ``build --stdout FILE`` and prints the compiled template, or fails as bicep does."""
+    script = directory / "bicep"
+    script.write_text(
+        f"#!{sys.executable}\n"
+        "import sys\n"
+        "assert sys.argv[1:3] == ['build', '--stdout'] and sys.argv[3].endswith('.bicep'), sys.argv\n"
+        f"if {status}:\n"
+        "    sys.stderr.write(sys.argv[3] + '(3,1) : Error BCP007: This declaration type is not recognized.\\n')\n"
+        f"    sys.exit({status})\n"
+        f"sys.stdout.write(open({str(compiled)!r}, encoding='utf-8').read())\n",
+        encoding="utf-8",
+    )
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return {"PATH": f"{directory}{os.pathsep}/usr/bin{os.pathsep}/bin"}
+
+
+@pytest.mark.slow
+def test_a_bicep_file_is_compiled_with_the_cli_on_path(tmp_path: Path) -> None:
+    env = _fake_bicep_cli(tmp_path, SOURCES / "bicep" / "main.json")
+    done = run_cli(
+        "scan", "--format", "json", "--fail-on", "none", "fixtures/sources/bicep/main.bicep", env=env, process=True
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    expected = _expected("bicep")
+    got = {
+        (f["rule_id"], _key("bicep", f), posixpath.relpath(f["location"]["uri"], "fixtures/sources/bicep"))
+        for f in report["findings"]
+    }
+    assert got == {(e["rule"], e["resource"], e["file"]) for e in expected["findings"]}
+    assert all(f["scanned_location"] is None for f in report["findings"])  # the compiled text is in no file
+
+
+@pytest.mark.slow
+def test_a_failed_bicep_build_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    env = _fake_bicep_cli(tmp_path, SOURCES / "bicep" / "main.json", status=1)
+    done = run_cli("scan", "fixtures/sources/bicep/main.bicep", env=env, process=True)
+    assert done.returncode == 2
+    assert done.stderr == (
+        "azai: error: fixtures/sources/bicep/main.bicep: the Bicep build failed: fixtures/sources/bicep/main.bicep"
+        "(3,1) : Error BCP007: This declaration type is not recognized.\n"
+    )
+
+
+def test_a_bicep_file_without_a_bicep_cli_says_how_to_compile(tmp_path: Path) -> None:
+    done = run_cli("scan", "fixtures/sources/bicep/main.bicep", env={"PATH": str(tmp_path)})
+    assert done.returncode == 2
+    assert done.stderr == (
+        "azai: error: fixtures/sources/bicep/main.bicep: no Bicep CLI on PATH; compile it with "
+        "'bicep build fixtures/sources/bicep/main.bicep' (or 'az bicep build --file "
+        "fixtures/sources/bicep/main.bicep') and scan the .json it writes\n"
+    )
+
+
+TERRAFORM_HINT = (
+    "a Terraform configuration, not a plan; make one with 'terraform plan -out tfplan' and "
+    "'terraform show -json tfplan > plan.json', then scan plan.json\n"
+)
+
+
+def test_a_tf_file_or_a_folder_of_them_names_the_terraform_commands(tmp_path: Path) -> None:
+    (tmp_path / "main.tf").write_text('resource "azurerm_resource_group" "rg" {}\n')
+    file = run_cli("scan", "main.tf", cwd=tmp_path)
+    folder = run_cli("scan", ".", cwd=tmp_path)
+    assert (file.returncode, file.stderr) == (2, f"azai: error: main.tf: {TERRAFORM_HINT}")
+    assert (folder.returncode, folder.stderr) == (2, f"azai: error: .: {TERRAFORM_HINT}")
+
+
+def test_repo_root_option_sets_what_sarif_uris_are_relative_to(tmp_path: Path) -> None:
+    target = tmp_path / "out.sarif"
+    folder = SOURCES / "bicep"
+    done = run_cli(
+        "scan", "--format", "sarif", "-o", str(target), "--fail-on", "none", "--repo-root", str(folder),
+        str(folder / "main.json"),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    uris = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for run in json.loads(target.read_text())["runs"]
+        for r in run["results"]
+    }
+    assert uris == {"main.bicep", "modules/openai.bicep"}
+    bad = run_cli("scan", "--format", "sarif", "--repo-root", str(tmp_path / "no"), str(folder / "main.json"))
+    assert (bad.returncode, bad.stderr) == (2, f"azai: error: --repo-root {tmp_path / 'no'}: not a folder\n")
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_repository_root_defaults_to_gits_top_level(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    shutil.copytree(SOURCES / "bicep", tmp_path / "infra" / "ai")
+    target = tmp_path / "out.sarif"
+    done = run_cli(
+        "scan", "--format", "sarif", "-o", str(target), "--fail-on", "none", "main.json", cwd=tmp_path / "infra" / "ai"
+    )
+    assert done.returncode == 0, done.stderr
+    uris = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for run in json.loads(target.read_text())["runs"]
+        for r in run["results"]
+    }
+    assert uris == {"infra/ai/main.bicep", "infra/ai/modules/openai.bicep"}
+
+
+def test_a_property_inside_a_literal_block_is_found_only_where_it_is_written() -> None:
+    declaration = Declaration(
+        "main.tf",
+        10,
+        1,
+        {
+            ("default_node_pool",): Written(12, 3, False),
+            ("default_node_pool", "0"): Written(12, 3, False),
+            ("default_node_pool", "0", "node_taints"): Written(14, 5, False),
+            ("tags",): Written(20, 3, True),
+            ("rule", "*", "action"): Written(30, 7, True),
+        },
+    )
+    assert declaration.place(("default_node_pool", "0", "node_taints")).line == 14
+    assert declaration.place(("default_node_pool", "0", "min_count")).line == 10  # not written: the header
+    assert declaration.place(("tags", "owner")).line == 20  # inside an expression: it may come from there
+    assert declaration.place(("rule", "3", "action")).line == 30  # a dynamic block writes every index
+    assert declaration.place(()).line == 10
+
+
+def test_unparsable_hcl_warns_and_keeps_the_plan_location(tmp_path: Path) -> None:
+    shutil.copytree(SOURCES / "terraform-foundry", tmp_path / "tf")
+    serving = tmp_path / "tf" / "serving.tf"
+    serving.write_text(serving.read_text(encoding="utf-8") + "\nresource {{{\n", encoding="utf-8")
+    report = _json_scan("tf/plan.json", cwd=tmp_path)
+    broken = len(serving.read_text(encoding="utf-8").splitlines())
+    assert report["warnings"] == [f"tf/serving.tf:{broken}: not valid HCL; its resources point at the plan"]
+    places = {(f["address"], f["location"]["uri"]) for f in report["findings"]}
+    assert ("azapi_resource.endpoint", "tf/plan.json") in places  # declared in the broken file
+    assert ("azurerm_kubernetes_cluster.ai", "tf/aks.tf") in places  # other files are still read
+
+
+def test_without_terraform_init_local_modules_come_from_the_plans_configuration(tmp_path: Path) -> None:
+    shutil.copytree(SOURCES / "terraform-foundry", tmp_path / "tf", ignore=shutil.ignore_patterns(".terraform"))
+    report = _json_scan("tf/plan.json", cwd=tmp_path)
+    by_address = {f["address"]: f["location"]["uri"] for f in report["findings"]}
+    assert by_address['module.gpu["a100"].module.spot.azurerm_kubernetes_cluster_node_pool.spot'] == (
+        "tf/modules/gpu-pool/modules/spot-pool/main.tf"
+    )
+    assert by_address["module.openai.azurerm_cognitive_account.this"] == "tf/plan.json"  # a registry module
+
+
+def test_a_plan_with_no_sources_anywhere_is_located_as_before(tmp_path: Path) -> None:
+    shutil.copy(SOURCES / "terraform-foundry" / "plan.json", tmp_path / "plan.json")
+    report = _json_scan("plan.json", cwd=tmp_path)
+    assert {f["location"]["uri"] for f in report["findings"]} == {"plan.json"}
+    assert all(f["scanned_location"] is None and f["location"]["pointer"] for f in report["findings"])
