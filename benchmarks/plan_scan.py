@@ -5,6 +5,11 @@ ratio, plus what ``azai --version`` imports. Checkov is optional: pass its execu
 ``--checkov PATH`` (install it in its own virtual environment: ``pip install checkov``).
 
     python benchmarks/plan_scan.py --resources 10000 --runs 3 --checkov /path/to/checkov
+
+``--sources`` also reports what mapping every finding to its ``.tf`` line costs, in two
+layouts of the same 10,000 resources: each declared in its own block (the worst case), and
+each copy of the estate an instance of one ``for_each`` module. Each is compared with the same
+plan scanned without sources beside it.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--checkov", help="path to a checkov executable")
     parser.add_argument("--checkov-runs", type=int, default=1)
+    parser.add_argument("--sources", action="store_true", help="also scan with .tf sources beside the plan")
     args = parser.parse_args()
 
     plan = HERE / "out" / f"plan-{args.resources}.json"
@@ -89,6 +95,23 @@ def main() -> int:
     ]
     azai_time, azai_peak = run("azai", azai, args.runs)
     print(f"azai: median {azai_time:.2f} s, peak {azai_peak:.0f} MiB")
+    if args.sources:
+        for layout in ("blocks", "modular"):
+            measured = []
+            for sourced in (False, True):
+                plan = HERE / "out" / f"{layout}-{'sourced' if sourced else 'bare'}-{args.resources}" / "plan.json"
+                if not plan.exists():
+                    generator = [sys.executable, str(HERE / "generate_plan.py"), str(args.resources), str(plan)]
+                    generator += ["--modular"] * (layout == "modular") + ["--sources"] * sourced
+                    subprocess.run(generator, check=True, stdout=subprocess.DEVNULL)
+                label = f"azai {layout} {'with' if sourced else 'without'} .tf"
+                measured.append(run(label, [*azai[:-1], str(plan)], args.runs))
+            (bare_time, bare_peak), (with_time, with_peak) = measured
+            print(
+                f"{layout}: with .tf sources {with_time:.2f} s, {with_peak:.0f} MiB against {bare_time:.2f} s, "
+                f"{bare_peak:.0f} MiB ({(with_time / bare_time - 1) * 100:+.1f} % time, "
+                f"{(with_peak / bare_peak - 1) * 100:+.1f} % memory)"
+            )
     if args.checkov:
         checkov = [args.checkov, "-f", str(plan), "--framework", "terraform_plan", "--quiet", "--compact", "-o", "json"]
         checkov_time, checkov_peak = run("checkov", checkov, args.checkov_runs)

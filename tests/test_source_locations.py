@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from scanner.model.places import Declaration, Written
+from scanner.model.places import Declaration, Place, Written
 from tests.conftest import FIXTURES, ROOT, run_cli
 
 SOURCES = FIXTURES / "sources"
@@ -262,32 +262,49 @@ def test_repository_root_defaults_to_gits_top_level(tmp_path: Path) -> None:
 
 
 def test_a_property_inside_a_literal_block_is_found_only_where_it_is_written() -> None:
+    text = b"""resource "azurerm_kubernetes_cluster_node_pool" "gpu" {
+  default_node_pool {
+    node_taints = ["sku=gpu:NoSchedule"]
+  }
+  tags = var.tags
+  dynamic "rule" {
+    content { action = "Deny" }
+  }
+}
+"""
+    at = {line: text.index(line) for line in (b"  default_node_pool", b"node_taints", b"  tags", b"action")}
     declaration = Declaration(
         "main.tf",
         10,
         1,
         {
-            ("default_node_pool",): Written(12, 3, False),
-            ("default_node_pool", "0"): Written(12, 3, False),
-            ("default_node_pool", "0", "node_taints"): Written(14, 5, False),
-            ("tags",): Written(20, 3, True),
-            ("rule", "*", "action"): Written(30, 7, True),
+            ("default_node_pool",): Written(at[b"  default_node_pool"] + 2, False),
+            ("default_node_pool", "0"): Written(at[b"  default_node_pool"] + 2, False),
+            ("default_node_pool", "0", "node_taints"): Written(at[b"node_taints"], False),
+            ("tags",): Written(at[b"  tags"] + 2, True),
+            ("rule", "*", "action"): Written(at[b"action"], True),
         },
+        text,
     )
-    assert declaration.place(("default_node_pool", "0", "node_taints")).line == 14
+    assert declaration.place(("default_node_pool", "0", "node_taints")) == Place("main.tf", 12, 5)
     assert declaration.place(("default_node_pool", "0", "min_count")).line == 10  # not written: the header
-    assert declaration.place(("tags", "owner")).line == 20  # inside an expression: it may come from there
-    assert declaration.place(("rule", "3", "action")).line == 30  # a dynamic block writes every index
-    assert declaration.place(()).line == 10
+    assert declaration.place(("tags", "owner")) == Place("main.tf", 14, 3)  # an expression may set it
+    assert declaration.place(("rule", "3", "action")) == Place("main.tf", 16, 15)  # dynamic: any index
+    assert declaration.place(()) == Place("main.tf", 10, 1)
 
 
 def test_unparsable_hcl_warns_and_keeps_the_plan_location(tmp_path: Path) -> None:
     shutil.copytree(SOURCES / "terraform-foundry", tmp_path / "tf")
     serving = tmp_path / "tf" / "serving.tf"
-    serving.write_text(serving.read_text(encoding="utf-8") + "\nresource {{{\n", encoding="utf-8")
+    lines = serving.read_text(encoding="utf-8").splitlines(keepends=True)
+    broken = next(i for i, line in enumerate(lines, 1) if line.startswith('resource "azapi_resource" "endpoint"')) + 1
+    lines.insert(broken - 1, "  oops = {{{\n")  # inside a block the plan declares
+    serving.write_text("".join(lines), encoding="utf-8")
     report = _json_scan("tf/plan.json", cwd=tmp_path)
-    broken = len(serving.read_text(encoding="utf-8").splitlines())
-    assert report["warnings"] == [f"tf/serving.tf:{broken}: not valid HCL; its resources point at the plan"]
+    # tree-sitter places the error at the broken line or at the block that holds it
+    assert report["warnings"] in (
+        [f"tf/serving.tf:{line}: not valid HCL; its resources point at the plan"] for line in (broken - 1, broken)
+    )
     places = {(f["address"], f["location"]["uri"]) for f in report["findings"]}
     assert ("azapi_resource.endpoint", "tf/plan.json") in places  # declared in the broken file
     assert ("azurerm_kubernetes_cluster.ai", "tf/aks.tf") in places  # other files are still read

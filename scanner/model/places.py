@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,14 +24,13 @@ class Place:
     pointer: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Written:
-    """One property as written in a declaration. ``opaque``: its value is an expression the
-    parser does not look into (``var.taints``, ``union(...)``), so any deeper property may be
-    set by it."""
+class Written(NamedTuple):  # a tuple: a large module records one per attribute
+    """One property as written in a declaration: where it starts, as a byte offset in the
+    declaration's text (lines and columns are worked out only for the few places reports show).
+    ``opaque``: its value is an expression the parser does not look into (``var.taints``,
+    ``union(...)``), so any deeper property may be set by it."""
 
-    line: int
-    column: int
+    offset: int
     opaque: bool
 
 
@@ -44,6 +44,13 @@ class Declaration:
     line: int
     column: int
     written: Mapping[tuple[str, ...], Written] = field(default_factory=dict, repr=False, compare=False)
+    text: bytes = field(default=b"", repr=False, compare=False)  # from the start of the header's line
+
+    def _place_of(self, offset: int) -> Place:
+        line_start = self.text.rfind(b"\n", 0, offset) + 1
+        line = self.line + self.text.count(b"\n", 0, line_start)
+        column = len(self.text[line_start:offset].decode("utf-8", "replace")) + 1
+        return Place(self.file, line, column)
 
     def place(self, path: tuple[str, ...]) -> Place:
         """The property's line where the block writes it, else the header.
@@ -58,6 +65,6 @@ class Declaration:
             if entry is None:
                 continue
             if end == len(lowered) or entry.opaque:
-                return Place(self.file, entry.line, entry.column)
+                return self._place_of(entry.offset)
             break
         return Place(self.file, self.line, self.column)

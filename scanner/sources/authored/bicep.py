@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scanner.model.places import Declaration, Written
-from scanner.sources.authored.syntax import BICEP, Source
+from scanner.sources.authored.syntax import BICEP, DeclarationText, Source
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -68,6 +68,7 @@ def read_bicep(path: Path, display: str, warnings: list[str]) -> BicepFile | Non
 def _resource(source: Source, node: Node, display: str, parent: str, found: BicepFile) -> None:
     name = _identifier(source, node)
     symbolic = f"{parent}::{name}" if parent else name
+    text = source.declaration(node, display)
     written: dict[Path_, Written] = {}
     body = _body(node.named_children[-1])
     if body is not None:
@@ -76,9 +77,8 @@ def _resource(source: Source, node: Node, display: str, parent: str, found: Bice
             if child is not None:
                 _resource(source, child, display, symbolic, found)
             else:
-                _property(source, prop, (), written)
-    line, column = source.line_column(node)
-    found.resources.setdefault(symbolic, Declaration(display, line, column, written))
+                _property(text, prop, (), written)
+    found.resources.setdefault(symbolic, text.declaration(written))
 
 
 def _body(value: Node) -> Node | None:
@@ -94,27 +94,27 @@ def _body(value: Node) -> Node | None:
     return node
 
 
-def _property(source: Source, prop: Node, prefix: Path_, written: dict[Path_, Written]) -> None:
-    key = _key(source, prop.named_children[0]) if prop.named_children else None
+def _property(text: DeclarationText, prop: Node, prefix: Path_, written: dict[Path_, Written]) -> None:
+    key = _key(text.source, prop.named_children[0]) if prop.named_children else None
     if key is None:
         return
-    _value(source, prop, prop.named_children[-1], (*prefix, key.lower()), written)
+    _value(text, prop, prop.named_children[-1], (*prefix, key.lower()), written)
 
 
-def _value(source: Source, at: Node, value: Node, path: Path_, written: dict[Path_, Written]) -> None:
+def _value(text: DeclarationText, at: Node, value: Node, path: Path_, written: dict[Path_, Written]) -> None:
     """The property at ``path`` starts at ``at``; follow object and array literals."""
     literal = value.type in ("object", "array", "for_statement")
-    written[path] = source.written(at, opaque=not literal)
+    written[path] = text.written(at, opaque=not literal)
     if value.type == "object":
         for prop in (c for c in value.named_children if c.type == "object_property"):
-            _property(source, prop, path, written)
+            _property(text, prop, path, written)
     elif value.type == "array":
         for index, item in enumerate(value.named_children):
-            _value(source, item, item, (*path, str(index)), written)
+            _value(text, item, item, (*path, str(index)), written)
     elif value.type == "for_statement":
         body = _body(value)
         if body is not None:
-            _value(source, body, body, (*path, "*"), written)
+            _value(text, body, body, (*path, "*"), written)
 
 
 def _identifier(source: Source, node: Node) -> str:

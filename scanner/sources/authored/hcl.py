@@ -4,31 +4,49 @@ Nested blocks are indexed in the order written (``default_node_pool.0``), as the
 them; a ``dynamic`` block's ``content`` stands for every index (``*``). Object and tuple values
 are followed (an azapi ``body = { properties = { ... } }``, also inside ``jsonencode(...)``);
 any other expression is opaque: a deeper property may come from it, so it is pointed at.
+
+Only the blocks the plan declares are parsed, each on its own: ``terraform fmt`` starts every
+top-level block at column 0, so a block's text runs from its ``resource`` line to the next
+top-level keyword. That keeps the work and the memory to what the plan needs (a whole 2.9 MB
+file's syntax tree takes 200 MiB). Whatever that finds is still parsed by tree-sitter, and a
+slice that does not parse as exactly that block (a keyword inside a heredoc, an unformatted
+file) sends the file to a whole-file parse instead.
 """
 
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scanner.model.places import Declaration, Written
-from scanner.sources.authored.syntax import HCL, Source
+from scanner.sources.authored.syntax import HCL, DeclarationText, Source
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
 Path_ = tuple[str, ...]
+_RESOURCE = re.compile(rb'^resource[ \t]+"([^"\n]*)"[ \t]+"([^"\n]*)"[ \t]*\{', re.M)
+_TOP_LEVEL = re.compile(
+    rb"^(?:resource|data|module|variable|output|locals|provider|terraform|moved|import|removed|check)\b", re.M
+)
+_WRAPPERS = frozenset(("expression", "collection_value", "function_arguments"))
 
 
-def read_module(directory: Path, display: str, warnings: list[str]) -> dict[str, Declaration]:
-    """``TYPE.NAME`` -> its declaration, for every ``resource`` block in the folder's ``*.tf``.
+class _Unsliced(Exception):
+    """A located slice is not one well-formed block: parse the whole file instead."""
+
+
+def read_module(directory: Path, display: str, wanted: set[str], warnings: list[str]) -> dict[str, Declaration]:
+    """``TYPE.NAME`` -> its declaration, for the ``wanted`` resource blocks in the folder's ``*.tf``.
 
     A file that does not parse is skipped with a warning: its resources keep the plan's
     location, which is still right, only less useful.
     """
     found: dict[str, Declaration] = {}
+    sliced: list[tuple[bytes, str]] = []
     for path in sorted(directory.glob("*.tf")):
         shown = posixpath.normpath(posixpath.join(display, path.name))
         try:
@@ -36,29 +54,75 @@ def read_module(directory: Path, display: str, warnings: list[str]) -> dict[str,
         except OSError as exc:
             warnings.append(f"{shown}: cannot read ({exc.strerror}); its resources point at the plan")
             continue
-        source = Source(HCL, data)
-        error = source.first_error_line()
-        if error is not None:
-            warnings.append(f"{shown}:{error}: not valid HCL; its resources point at the plan")
-            continue
-        for block in _children(source.root, "body", "block"):
-            labels = _labels(source, block)
-            if _name(source, block) == "resource" and len(labels) == 2:
-                written: dict[Path_, Written] = {}
-                body = _body(block)
-                if body is not None:
-                    _walk_body(source, body, (), written)
-                line, column = source.line_column(block)
-                found.setdefault(f"{labels[0]}.{labels[1]}", Declaration(shown, line, column, written))
+        try:
+            here = _sliced(data, shown, wanted)
+            sliced.append((data, shown))
+        except _Unsliced:
+            here = _whole(data, shown, wanted, warnings)
+        for key, declaration in here.items():
+            found.setdefault(key, declaration)
+    if wanted - found.keys():  # a block not at column 0: only a whole parse finds it
+        for data, shown in sliced:
+            for key, declaration in _whole(data, shown, wanted - found.keys(), warnings).items():
+                found.setdefault(key, declaration)
     return found
 
 
-def _children(node: Node, *types: str) -> list[Node]:
-    """The named children down a chain of node types (``body`` then ``block``)."""
-    level = [node]
-    for wanted in types:
-        level = [c for n in level for c in n.named_children if c.type == wanted]
-    return level
+def _sliced(data: bytes, shown: str, wanted: set[str]) -> dict[str, Declaration]:
+    """The wanted blocks, each parsed from its own located text."""
+    ends = [m.start() for m in _TOP_LEVEL.finditer(data)]
+    ends.append(len(data))
+    found: dict[str, Declaration] = {}
+    line, counted, next_end = 1, 0, 0
+    for match in _RESOURCE.finditer(data):
+        key = f"{match.group(1).decode('utf-8', 'replace')}.{match.group(2).decode('utf-8', 'replace')}"
+        if key not in wanted:
+            continue
+        if key in found:  # Terraform refuses a second block of one name: let the whole parse decide
+            raise _Unsliced
+        start = match.start()
+        line += data.count(b"\n", counted, start)
+        counted = start
+        while ends[next_end] <= start:
+            next_end += 1
+        source = Source(HCL, data[start : ends[next_end]], first_line=line)
+        blocks = (
+            [c for c in source.root.named_children[0].named_children if c.type == "block"]
+            if not source.root.has_error
+            else []
+        )
+        if not blocks or _resource_key(source, blocks[0]) != key:
+            raise _Unsliced
+        found[key] = _declaration(source, blocks[0], shown)
+    return found
+
+
+def _whole(data: bytes, shown: str, wanted: set[str], warnings: list[str]) -> dict[str, Declaration]:
+    source = Source(HCL, data)
+    error = source.first_error_line()
+    if error is not None:
+        warnings.append(f"{shown}:{error}: not valid HCL; its resources point at the plan")
+        return {}
+    found: dict[str, Declaration] = {}
+    for block in _blocks(source.root.named_children[0] if source.root.named_children else None):
+        key = _resource_key(source, block)
+        if key in wanted and key not in found:
+            found[key] = _declaration(source, block, shown)
+    return found
+
+
+def _resource_key(source: Source, block: Node) -> str | None:
+    labels = _labels(source, block)
+    return f"{labels[0]}.{labels[1]}" if _name(source, block) == "resource" and len(labels) == 2 else None
+
+
+def _declaration(source: Source, block: Node, shown: str) -> Declaration:
+    text = source.declaration(block, shown)
+    written: dict[Path_, Written] = {}
+    body = _body(block)
+    if body is not None:
+        _walk_body(text, body, (), written)
+    return text.declaration(written)
 
 
 def _name(source: Source, block: Node) -> str:
@@ -77,67 +141,78 @@ def _string(source: Source, node: Node) -> str | None:
     return source.text(parts[0]) if len(parts) == 1 and parts[0].type == "template_literal" else None
 
 
+def _blocks(body: Node | None) -> list[Node]:
+    return [c for c in body.named_children if c.type == "block"] if body is not None else []
+
+
 def _body(block: Node) -> Node | None:
     return next((c for c in block.named_children if c.type == "body"), None)
 
 
-def _walk_body(source: Source, body: Node, prefix: Path_, written: dict[Path_, Written]) -> None:
+def _walk_body(text: DeclarationText, body: Node, prefix: Path_, written: dict[Path_, Written]) -> None:
+    source = text.source
     seen: Counter[str] = Counter()
     for node in body.named_children:
-        if node.type == "attribute":
-            name = source.text(node.named_children[0]).lower()
-            _record(source, node, node.named_children[-1], (*prefix, name), written)
-        elif node.type == "block":
+        kind = node.type
+        if kind == "attribute":
+            children = node.named_children
+            _record(text, node, children[-1], (*prefix, source.text(children[0]).lower()), written)
+        elif kind == "block":
             name = _name(source, node).lower()
-            labels = _labels(source, node)
+            here = text.written(node, False)
             inner = _body(node)
-            if name == "dynamic" and labels:
-                key = (*prefix, labels[0].lower())
-                written.setdefault(key, source.written(node, False))
-                written.setdefault((*key, "*"), source.written(node, False))
+            labels = _labels(source, node) if name == "dynamic" else []
+            if labels:  # dynamic "x" { content { ... } } writes x.* for every index
+                key = (*prefix, labels[0].lower(), "*")
+                written.setdefault(key[:-1], here)
+                written.setdefault(key, here)
                 content = (
-                    next((b for b in _children(inner, "block") if _name(source, b) == "content"), None)
+                    next((b for b in inner.named_children if b.type == "block" and _name(source, b) == "content"), None)
                     if inner
                     else None
                 )
                 content_body = _body(content) if content is not None else None
                 if content_body is not None:
-                    _walk_body(source, content_body, (*key, "*"), written)
+                    _walk_body(text, content_body, key, written)
                 continue
             index = str(seen[name])
             seen[name] += 1
-            written.setdefault((*prefix, name), source.written(node, False))
-            written[(*prefix, name, index)] = source.written(node, False)
+            written.setdefault((*prefix, name), here)
+            written[(*prefix, name, index)] = here
             if inner is not None:
-                _walk_body(source, inner, (*prefix, name, index), written)
+                _walk_body(text, inner, (*prefix, name, index), written)
 
 
-def _record(source: Source, at: Node, value: Node, path: Path_, written: dict[Path_, Written]) -> None:
+def _record(text: DeclarationText, at: Node, value: Node, path: Path_, written: dict[Path_, Written]) -> None:
     """The property at ``path`` starts at ``at``; follow its value where it is a literal collection."""
+    source = text.source
     collection = _collection(source, value)
-    written[path] = source.written(at, opaque=collection is None)
+    written[path] = text.written(at, opaque=collection is None)
     if collection is None:
         return
     if collection.type == "object":
-        for element in (c for c in collection.named_children if c.type == "object_elem"):
+        for element in collection.named_children:
+            if element.type != "object_elem":
+                continue
             key_node, item = element.child_by_field_name("key"), element.child_by_field_name("val")
             key = _key(source, key_node) if key_node is not None else None
             if key is not None and item is not None:
-                _record(source, element, item, (*path, key.lower()), written)
+                _record(text, element, item, (*path, key.lower()), written)
     else:
         items = [c for c in collection.named_children if c.type == "expression"]
         for index, item in enumerate(items):
-            _record(source, item, item, (*path, str(index)), written)
+            _record(text, item, item, (*path, str(index)), written)
 
 
 def _collection(source: Source, node: Node | None) -> Node | None:
     """The object or tuple literal a value is, looking through wrappers and ``jsonencode()``."""
     while node is not None:
-        if node.type in ("object", "tuple"):
+        kind = node.type
+        if kind == "object" or kind == "tuple":
             return node
-        if node.type in ("expression", "collection_value", "function_arguments") and node.named_child_count == 1:
+        if kind in _WRAPPERS and node.named_child_count == 1:
             node = node.named_children[0]
-        elif node.type == "function_call" and _name(source, node) == "jsonencode":
+        elif kind == "function_call" and _name(source, node) == "jsonencode":
             node = next((c for c in node.named_children if c.type == "function_arguments"), None)
         else:
             return None

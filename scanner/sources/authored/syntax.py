@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-from scanner.model.places import Written
+from scanner.model.places import Declaration, Written
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -33,11 +33,14 @@ def _parser(language: str) -> Parser:
 
 
 class Source:
-    """One parsed file: its syntax tree, and positions in the terms reports use."""
+    """One parsed file, or a slice of one that starts at a line start (``first_line`` is its
+    1-based line in the file): its syntax tree, and positions in the terms reports use."""
 
-    def __init__(self, language: str, data: bytes) -> None:
+    def __init__(self, language: str, data: bytes, first_line: int = 1) -> None:
         self.data = data
         self.root = _parser(language).parse(data).root_node
+        self._line_base = first_line
+        self._ascii = data.isascii()  # then a byte column is the code-point column
 
     def first_error_line(self) -> int | None:
         """The 1-based line of the first syntax error, or None when the file parses cleanly."""
@@ -47,19 +50,39 @@ class Source:
         while stack:
             node = stack.pop()
             if node.is_error or node.is_missing:
-                return node.start_point.row + 1
+                return node.start_point.row + self._line_base
             stack.extend(reversed([c for c in node.children if c.has_error or c.is_missing]))
-        return self.root.start_point.row + 1
+        return self._line_base
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
     def line_column(self, node: Node) -> tuple[int, int]:
-        """1-based line, and 1-based column in Unicode code points."""
+        """1-based line in the file, and 1-based column in Unicode code points."""
         row, byte_column = node.start_point
+        if self._ascii:
+            return row + self._line_base, byte_column + 1
         line_start = node.start_byte - byte_column
-        return row + 1, len(self.data[line_start : node.start_byte].decode("utf-8", "replace")) + 1
+        return row + self._line_base, len(self.data[line_start : node.start_byte].decode("utf-8", "replace")) + 1
+
+    def declaration(self, node: Node, shown: str) -> DeclarationText:
+        return DeclarationText(self, node, shown)
+
+
+class DeclarationText:
+    """One declaration's node in a parsed source: property offsets count from the start of its
+    header's line, so that the declaration keeps only its own text."""
+
+    def __init__(self, source: Source, node: Node, shown: str) -> None:
+        self.source = source
+        self._node = node
+        self._shown = shown
+        self._base = node.start_byte - node.start_point.column
 
     def written(self, node: Node, opaque: bool) -> Written:
-        line, column = self.line_column(node)
-        return Written(line, column, opaque)
+        return Written(node.start_byte - self._base, opaque)
+
+    def declaration(self, written: dict[tuple[str, ...], Written]) -> Declaration:
+        line, column = self.source.line_column(self._node)
+        text = self.source.data[self._base : self._node.end_byte]
+        return Declaration(self._shown, line, column, written, text)
