@@ -371,10 +371,10 @@ def test_positions_point_into_single_line_plans(tmp_path: Path) -> None:
     assert text.count("\n") == 1
     result = scan(path)
     finding = next(f for f in result.findings if f.check.id == "AZAI-201" and f.resource.name == "ws-demo/train")
-    position = finding.position
-    assert position is not None and position.line == 1
-    assert text[position.column - 1 :].startswith("1")  # min_node_count's value
-    assert position.pointer.endswith("/change/after/scale_settings/0/min_node_count")
+    place = finding.place
+    assert place is not None and place.line == 1 and place.column is not None and place.pointer is not None
+    assert text[place.column - 1 :].startswith("1")  # min_node_count's value
+    assert place.pointer.endswith("/change/after/scale_settings/0/min_node_count")
 
 
 def test_azurerm_v3_and_v4_attribute_names_give_the_same_arm_resource(tmp_path: Path) -> None:

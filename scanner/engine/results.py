@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scanner.engine.checkapi import Check, Severity, Violation
-from scanner.model.jsondoc import Position
 from scanner.model.places import Place
 from scanner.model.pricing import Cost
 from scanner.model.resources import CoverageGap, Resource
@@ -51,10 +50,6 @@ class Finding:
         return self.violation.cost
 
     @property
-    def position(self) -> Position | None:
-        return self.resource.origin.position(self.violation.path)
-
-    @property
     def place(self) -> Place | None:
         """Where reports point: the written source's line when known, else the scanned file."""
         return self.resource.origin.place(self.violation.path)
@@ -73,10 +68,6 @@ class Undetermined:
     resource: Resource
     path: str | None
     reason: str
-
-    @property
-    def position(self) -> Position | None:
-        return self.resource.origin.position(self.path)
 
     @property
     def place(self) -> Place | None:

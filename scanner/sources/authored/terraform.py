@@ -37,23 +37,22 @@ def root_module(plan: SourcePath, source_root: SourcePath | None) -> SourcePath:
 def attach(resources: list[Resource], plan: dict[str, Any], root: SourcePath, warnings: list[str]) -> None:
     """Give each plan resource whose block is found its declaration."""
     folders = module_folders(plan, root)
+    keyed = [
+        (resource, *declaration_key(resource.origin.address))
+        for resource in resources
+        if resource.origin.address is not None and not resource.origin.reference_only
+    ]
     wanted: dict[str, set[str]] = {}
-    for resource in resources:
-        if resource.origin.address is not None and not resource.origin.reference_only:
-            module, local = declaration_key(resource.origin.address)
-            wanted.setdefault(module, set()).add(local)
+    for _, module, local in keyed:
+        wanted.setdefault(module, set()).add(local)
     declared: dict[str, dict[str, Declaration]] = {}
     for module, blocks in wanted.items():
         folder = folders.get(module)
         declared[module] = read_module(folder.path, folder.display, blocks, warnings) if folder else {}
-    for resource in resources:
-        origin = resource.origin
-        if origin.address is None or origin.reference_only:
-            continue
-        module, local = declaration_key(origin.address)
+    for resource, module, local in keyed:
         declaration = declared[module].get(local)
         if declaration is not None:
-            resource.origin = dataclasses.replace(origin, declaration=declaration)
+            resource.origin = dataclasses.replace(resource.origin, declaration=declaration)
 
 
 def module_folders(plan: dict[str, Any], root: SourcePath) -> dict[str, SourcePath]:

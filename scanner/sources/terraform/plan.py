@@ -718,7 +718,7 @@ def declaration_key(address: str) -> tuple[str, str]:
     ``TYPE.NAME`` in that module. Every instance key is dropped: ``count`` and ``for_each``
     instances share one block."""
     module = _module_of(address)
-    local = _without_key(address[len(module) + 1 :] if module else address)
+    local = _INSTANCE_KEY.sub("", address[len(module) + 1 :] if module else address)  # TYPE.NAME[KEY]
     return ".".join(step.group(1) for step in _MODULE_STEP.finditer(module)), local
 
 
