@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import textwrap
 from collections.abc import Iterator
 from typing import Any
 
@@ -58,8 +57,10 @@ def render(result: ScanResult) -> bytes:
 def chunks(result: ScanResult) -> Iterator[bytes]:
     """The report as it is written: the document around the findings, and one finding at a time
     in between, so a scan with a hundred thousand findings never holds them all as JSON. The
-    bytes are the same as ``json.dumps(document, indent=2)`` would give. Text stays readable
-    (``ensure_ascii=False``); only a lone surrogate, which UTF-8 cannot hold, stays escaped."""
+    document is indented; each finding is one line, written by the C encoder (an indented dump
+    runs the pure-Python one, 4x slower), so ``grep`` and ``jq`` both read it. Text stays
+    readable (``ensure_ascii=False``); only a lone surrogate, which UTF-8 cannot hold, stays
+    escaped."""
     document = _document(result)
     head, _, tail = json_text(json.dumps(document, indent=2, ensure_ascii=False)).partition(json.dumps(_FINDINGS))
     if not result.findings:
@@ -67,9 +68,9 @@ def chunks(result: ScanResult) -> Iterator[bytes]:
         return
     yield (head + "[\n").encode("utf-8")
     for index, finding in enumerate(result.findings):
-        text = json_text(json.dumps(_finding(finding), indent=2, ensure_ascii=False))
+        text = json_text(json.dumps(_finding(finding), ensure_ascii=False))
         separator = ",\n" if index + 1 < len(result.findings) else "\n"
-        yield (textwrap.indent(text, "    ") + separator).encode("utf-8")
+        yield ("    " + text + separator).encode("utf-8")
     yield ("  ]" + tail + "\n").encode("utf-8")
 
 

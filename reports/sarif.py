@@ -11,12 +11,13 @@ lags the final 2.1.0 schema (suppressions, property bags), plain dicts are passe
 from __future__ import annotations
 
 import gzip
+import json
 import urllib.parse
 from pathlib import Path
 from typing import Any
 
+import attrs
 import sarif_om as om
-from jschema_to_python.to_json import to_json
 
 from reports.common import plain
 from scanner import __version__
@@ -221,6 +222,15 @@ def _run(kind: str, result: ScanResult, cut: list[str], uris: ArtifactUris) -> o
     findings = [f for f in result.findings if f.resource.origin.kind == kind]
     absent = [e for e in result.absent if e.source == kind]
     undecided = [u for u in result.undetermined if u.resource.origin.kind == kind]
+    over = len(findings) + len(absent) - MAX_RESULTS_PER_RUN
+    if over > 0:  # cut before building: findings come most severe first, and outrank absent entries
+        text = (
+            f"SARIF: {len(findings) + len(absent)} results exceed GitHub's limit of {MAX_RESULTS_PER_RUN} per run; "
+            "the least severe were cut"
+        )
+        cut.append(f"{text} ({category(kind)})")
+        findings = findings[:MAX_RESULTS_PER_RUN]
+        absent = absent[: MAX_RESULTS_PER_RUN - len(findings)]
     checks = _used_rules(result.checks, findings, absent, undecided)
     index = {c.id: i for i, c in enumerate(checks)}
     results = [_result(f, index[f.check.id], uris) for f in findings]
@@ -234,14 +244,8 @@ def _run(kind: str, result: ScanResult, cut: list[str], uris: ArtifactUris) -> o
         _notification(f"not scanned: {gap.scope} ({gap.status_label}): {gap.reason}", "error")
         for gap in result.coverage
     ]
-    if len(results) > MAX_RESULTS_PER_RUN:
-        text = (
-            f"SARIF: {len(results)} results exceed GitHub's limit of {MAX_RESULTS_PER_RUN} per run; "
-            "the least severe were cut"
-        )
+    if over > 0:
         notifications.append(_notification(text, "warning"))
-        cut.append(f"{text} ({category(kind)})")
-        results = results[:MAX_RESULTS_PER_RUN]
     return om.Run(
         tool=om.Tool(
             driver=om.ToolComponent(
@@ -266,8 +270,49 @@ def _kinds(result: ScanResult) -> list[str]:
     return kinds or ["terraform"]
 
 
+_FIELDS: dict[type, tuple[tuple[str, str, Any], ...]] = {}
+
+
+def _schema_fields(cls: type) -> tuple[tuple[str, str, Any], ...]:
+    """(attribute, schema property name, default) of a sarif-om class, read once per class."""
+    known = _FIELDS.get(cls)
+    if known is None:
+        fields = []
+        for field in attrs.fields(cls):
+            default = field.default
+            if isinstance(default, attrs.Factory):  # type: ignore[arg-type]  # attrs types Factory as a function
+                default = default.factory()
+            fields.append((field.name, field.metadata.get("schema_property_name", field.name), default))
+        known = _FIELDS[cls] = tuple(fields)
+    return known
+
+
+def _plain(value: Any) -> Any:
+    """A sarif-om object tree as plain JSON values: each object's fields under their schema names,
+    a field equal to its default left out, as sarif-om's own serializer does it, but in one
+    shallow pass (that serializer deep-copies every object at every level)."""
+    if attrs.has(type(value)):
+        out = {}
+        for name, schema_name, default in _schema_fields(type(value)):
+            item = getattr(value, name)
+            if item != default:
+                out[schema_name] = _plain(item)
+        return out
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    return value
+
+
 def _serialize(log: om.SarifLog) -> bytes:
-    return (str(to_json(log)) + "\n").encode("utf-8")
+    """Compact JSON, written by the C encoder (an indented dump runs the pure-Python one)."""
+    return (json.dumps(_plain(log), separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def _too_large(data: bytes) -> bool:
+    """Over GitHub's gzipped limit; compressing is skipped when the text itself is under it."""
+    return len(data) > MAX_GZIP_BYTES and len(gzip.compress(data)) > MAX_GZIP_BYTES
 
 
 def render(result: ScanResult, repository_root: Path) -> tuple[bytes, list[str]]:
@@ -282,7 +327,7 @@ def render(result: ScanResult, repository_root: Path) -> tuple[bytes, list[str]]
     runs = [_run(kind, result, cut, uris) for kind in kinds]
     log = om.SarifLog(version="2.1.0", schema_uri=SCHEMA_URI, runs=runs)
     data = _serialize(log)
-    while len(gzip.compress(data)) > MAX_GZIP_BYTES and any(r.results for r in runs):
+    while _too_large(data) and any(r.results for r in runs):
         for run in runs:
             run.results = run.results[: len(run.results) // 2]
         data = _serialize(log)
