@@ -134,6 +134,10 @@ class Origin:
     # The resource's block in the .tf or .bicep source, when that source was found: reports
     # show it instead of the plan or compiled template, which nobody edits.
     declaration: Declaration | None = field(default=None, repr=False, compare=False)
+    # The lower-cased ARM property paths the configuration itself writes (a Terraform plan's
+    # ``configuration`` expressions), as against values a provider fills in by default; None
+    # where the source does not tell them apart. Drift compares only what was written.
+    configured: frozenset[str] | None = field(default=None, repr=False, compare=False)
 
     @property
     def creates(self) -> bool:
