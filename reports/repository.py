@@ -10,18 +10,14 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from scanner.errors import InputError
-
 _GIT_SECONDS = 10  # rev-parse answers at once; this only bounds a wedged git
 
 
 def repository_root(given: str | None) -> Path:
-    """``given`` when set (it must be a folder), else git's top level, else the current folder."""
+    """``given`` when set (the CLI checked it is a folder), else git's top level, else the
+    current folder."""
     if given is not None:
-        path = Path(given)
-        if not path.is_dir():
-            raise InputError(f"--repo-root {given}: not a folder")
-        return path
+        return Path(given)
     try:
         answer = subprocess.run(
             ["git", "rev-parse", "--show-toplevel"],

@@ -136,24 +136,22 @@ def test_a_missing_source_root_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert done.stderr == f"azai: error: --source-root {tmp_path / 'nowhere'}: not a folder\n"
 
 
-def test_unparsable_source_warns_and_keeps_the_scanned_location(tmp_path: Path) -> None:
+def test_a_declaration_that_does_not_parse_falls_back_and_the_rest_of_its_file_is_kept(tmp_path: Path) -> None:
     copy = tmp_path / "bicep"
     shutil.copytree(SOURCES / "bicep", copy)
     module = copy / "modules" / "openai.bicep"
     module.write_text(module.read_text(encoding="utf-8").replace("resource ", "resource = {", 1), encoding="utf-8")
     report = _json_scan("bicep/main.json", cwd=tmp_path)
     assert report["warnings"] == [
-        "bicep/modules/openai.bicep:20: not valid Bicep; its resources are shown at the module line that deploys "
-        "them, else in the compiled template"
+        "bicep/modules/openai.bicep:20: azai cannot parse this; resources declared there are shown at the module "
+        "line that deploys them, else in the compiled template"
     ]
-    in_module = [f for f in report["findings"] if f["resource_name"] in ("oai-aiplat", "di-aiplat")]
-    # The module's resources point at the module line in main.bicep that deploys them.
     module_line = next(
         i for i, line in enumerate((copy / "main.bicep").read_text().splitlines(), 1) if line.startswith("module ")
     )
-    assert in_module and {(f["location"]["uri"], f["location"]["start_line"]) for f in in_module} == {
-        ("bicep/main.bicep", module_line)
-    }
+    places = {(f["resource_name"], f["location"]["uri"], f["location"]["start_line"]) for f in report["findings"]}
+    assert ("oai-aiplat", "bicep/main.bicep", module_line) in places  # the broken declaration: its module line
+    assert ("di-aiplat", "bicep/modules/openai.bicep", 94) in places  # the rest of the file still maps
 
 
 def _fake_bicep_cli(directory: Path, compiled: Path, status: int = 0) -> dict[str, str]:
@@ -167,7 +165,7 @@ def _fake_bicep_cli(directory: Path, compiled: Path, status: int = 0) -> dict[st
         f"if {status}:\n"
         "    sys.stderr.write(sys.argv[3] + '(3,1) : Error BCP007: This declaration type is not recognized.\\n')\n"
         f"    sys.exit({status})\n"
-        f"sys.stdout.write(open({str(compiled)!r}, encoding='utf-8').read())\n",
+        f"sys.stdout.buffer.write(open({str(compiled)!r}, 'rb').read())\n",
         encoding="utf-8",
     )
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
@@ -303,7 +301,8 @@ def test_unparsable_hcl_warns_and_keeps_the_plan_location(tmp_path: Path) -> Non
     report = _json_scan("tf/plan.json", cwd=tmp_path)
     # tree-sitter places the error at the broken line or at the block that holds it
     assert report["warnings"] in (
-        [f"tf/serving.tf:{line}: not valid HCL; its resources point at the plan"] for line in (broken - 1, broken)
+        [f"tf/serving.tf:{line}: azai cannot parse this; resources declared there point at the plan"]
+        for line in (broken - 1, broken)
     )
     places = {(f["address"], f["location"]["uri"]) for f in report["findings"]}
     assert ("azapi_resource.endpoint", "tf/plan.json") in places  # declared in the broken file
@@ -325,3 +324,145 @@ def test_a_plan_with_no_sources_anywhere_is_located_as_before(tmp_path: Path) ->
     report = _json_scan("plan.json", cwd=tmp_path)
     assert {f["location"]["uri"] for f in report["findings"]} == {"plan.json"}
     assert all(f["scanned_location"] is None and f["location"]["pointer"] for f in report["findings"])
+
+
+def _cognitive_plan(folder: Path, names: list[str]) -> None:
+    """A minimal plan of Cognitive Services accounts ``azurerm_cognitive_account.NAME`` that
+    accept keys (AZAI-101 fails on each), with the configuration Terraform writes for it."""
+    changes = [
+        {
+            "address": f"azurerm_cognitive_account.{name}",
+            "mode": "managed",
+            "type": "azurerm_cognitive_account",
+            "name": name,
+            "provider_name": "registry.terraform.io/hashicorp/azurerm",
+            "change": {
+                "actions": ["create"],
+                "before": None,
+                "after": {
+                    "name": f"oai-{name}",
+                    "location": "eastus",
+                    "resource_group_name": "rg",
+                    "kind": "OpenAI",
+                    "sku_name": "S0",
+                    "local_auth_enabled": True,
+                },
+                "after_unknown": {"id": True},
+            },
+        }
+        for name in names
+    ]
+    configuration = {
+        "root_module": {
+            "resources": [
+                {"address": f"azurerm_cognitive_account.{n}", "mode": "managed", "type": "azurerm_cognitive_account"}
+                for n in names
+            ]
+        }
+    }
+    plan = {"format_version": "1.2", "terraform_version": "1.11.4", "resource_changes": changes}
+    (folder / "plan.json").write_text(json.dumps({**plan, "configuration": configuration}), encoding="utf-8")
+
+
+def _account_block(name: str) -> str:
+    return f'resource "azurerm_cognitive_account" "{name}" {{\n  local_auth_enabled = true\n  kind = "OpenAI"\n}}\n'
+
+
+def _ai101_places(report: dict[str, Any]) -> set[tuple[str, str, int]]:
+    return {
+        (f["address"], f["location"]["uri"], f["location"]["start_line"])
+        for f in report["findings"]
+        if f["rule_id"] == "AZAI-101"
+    }
+
+
+@pytest.mark.parametrize(
+    "decoy",
+    [
+        '/* the old account, kept for reference:\nresource "azurerm_cognitive_account" "a" {\n'
+        "  local_auth_enabled = true\n}\n*/\n",
+        'locals {\n  readme = <<EOT\nresource "azurerm_cognitive_account" "a" {\n'
+        "  local_auth_enabled = true\n}\nEOT\n}\n",
+    ],
+    ids=["block-comment", "heredoc"],
+)
+def test_a_block_inside_a_comment_or_heredoc_is_not_the_declaration(decoy: str, tmp_path: Path) -> None:
+    _cognitive_plan(tmp_path, ["a"])
+    (tmp_path / "a_legacy.tf").write_text(decoy, encoding="utf-8")  # sorts before main.tf
+    (tmp_path / "main.tf").write_text("# the account\n" + _account_block("a"), encoding="utf-8")
+    assert _ai101_places(_json_scan("plan.json", cwd=tmp_path)) == {("azurerm_cognitive_account.a", "main.tf", 3)}
+
+
+def test_an_unrelated_configuration_in_the_folder_is_not_taken_for_the_plans(tmp_path: Path) -> None:
+    (tmp_path / "out").mkdir()
+    (tmp_path / "bootstrap").mkdir()
+    _cognitive_plan(tmp_path / "out", ["a", "b"])
+    (tmp_path / "bootstrap" / "main.tf").write_text(_account_block("a"), encoding="utf-8")  # declares a, not b
+    report = _json_scan("../out/plan.json", cwd=tmp_path / "bootstrap")
+    assert {uri for _, uri, _ in _ai101_places(report)} == {"../out/plan.json"}
+    assert report["warnings"] == [
+        ".: its .tf files are not this plan's root module (they do not declare all of its root resources and "
+        "module calls); findings point at the plan (pass --source-root)"
+    ]
+    (tmp_path / "bootstrap" / "b.tf").write_text(_account_block("b"), encoding="utf-8")  # now it is the root
+    assert {uri for _, uri, _ in _ai101_places(_json_scan("../out/plan.json", cwd=tmp_path / "bootstrap"))} == {
+        "main.tf",
+        "b.tf",
+    }
+
+
+def test_a_comment_inside_a_bicep_array_does_not_shift_its_elements(tmp_path: Path) -> None:
+    shutil.copytree(SOURCES / "bicep", tmp_path / "bicep")
+    main = tmp_path / "bicep" / "main.bicep"
+    lines = main.read_text(encoding="utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if "agentPoolProfiles: [" in line)
+    lines.insert(at + 1, "      // the system pool first, then the GPU pool\n")
+    main.write_text("".join(lines), encoding="utf-8")
+    report = _json_scan("bicep/main.json", cwd=tmp_path)
+    pool = next(e for e in _expected("bicep")["findings"] if e["resource"].endswith("/gpuinfer"))
+    found = next(f for f in report["findings"] if f["resource_name"].endswith("/gpuinfer"))
+    assert found["location"]["start_line"] == pool["line"] + 1
+
+
+def test_a_bicep_module_that_deploys_a_json_template_points_at_its_module_line(tmp_path: Path) -> None:
+    shutil.copytree(SOURCES / "bicep", tmp_path / "bicep")
+    main = tmp_path / "bicep" / "main.bicep"
+    main.write_text(main.read_text(encoding="utf-8").replace("./modules/openai.bicep", "./modules/openai.json"))
+    report = _json_scan("bicep/main.json", cwd=tmp_path)
+    module_line = next(i for i, line in enumerate(main.read_text().splitlines(), 1) if line.startswith("module "))
+    assert report["warnings"] == []
+    assert {
+        (f["location"]["uri"], f["location"]["start_line"])
+        for f in report["findings"]
+        if f["resource_name"] in ("oai-aiplat", "di-aiplat")
+    } == {("bicep/main.bicep", module_line)}
+
+
+def test_a_folder_of_bicep_files_only_says_what_to_scan(tmp_path: Path) -> None:
+    (tmp_path / "infra").mkdir()
+    shutil.copy(SOURCES / "bicep" / "main.bicep", tmp_path / "infra" / "main.bicep")
+    done = run_cli("scan", ".", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (
+        2,
+        "azai: error: .: Bicep files and no compiled template; scan the entry point (azai scan main.bicep, compiled "
+        "with the Bicep CLI on PATH) or the .json that 'bicep build' writes\n",
+    )
+
+
+def test_a_bad_repo_root_is_refused_before_any_report_is_written(tmp_path: Path) -> None:
+    report = tmp_path / "a.json"
+    plan = str(FIXTURES / "demo" / "plan.json")
+    done = run_cli("scan", "--format", "json", "-o", str(report), "--repo-root", str(tmp_path / "no"), plan)
+    assert (done.returncode, done.stderr) == (2, f"azai: error: --repo-root {tmp_path / 'no'}: not a folder\n")
+    assert not report.exists()
+
+
+@pytest.mark.slow
+def test_the_bicep_clis_output_is_read_as_utf8_whatever_the_locale(tmp_path: Path) -> None:
+    compiled = json.loads((SOURCES / "bicep" / "main.json").read_text(encoding="utf-8"))
+    compiled["metadata"]["description"] = "Plateforme d'IA – é😀"
+    written = tmp_path / "compiled.json"
+    written.write_text(json.dumps(compiled, ensure_ascii=False), encoding="utf-8")
+    env = {**_fake_bicep_cli(tmp_path, written), "LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
+    done = run_cli("scan", "--fail-on", "none", "fixtures/sources/bicep/main.bicep", env=env, process=True)
+    assert done.returncode == 0, done.stderr

@@ -16,6 +16,17 @@ SEVERITY_CHOICES = ["critical", "high", "medium", "low", "none"]
 Decorator = Callable[[Any], Any]
 
 
+def _folder(option: str, value: str | None) -> str | None:
+    """A folder option is checked as it is read, before any work or any report is written."""
+    from pathlib import Path
+
+    from scanner.errors import InputError
+
+    if value is not None and not Path(value).is_dir():
+        raise InputError(f"{option} {value}: not a folder")
+    return value
+
+
 def _apply(options: list[Decorator]) -> Decorator:
     def decorate(command: Any) -> Any:
         for option in reversed(options):
@@ -45,6 +56,7 @@ report_options = _apply(
         click.option(
             "--repo-root",
             metavar="DIR",
+            callback=lambda _ctx, _param, value: _folder("--repo-root", value),
             help="Repository root that SARIF file URIs are relative to (default: git's top level, "
             "else the current folder).",
         ),
@@ -100,8 +112,10 @@ live_options = _apply(
         click.option(
             "--source-root",
             metavar="DIR",
-            help="Folder of the Terraform root module (or of the .bicep files) that findings point into "
-            "[default: the plan's or template's folder when it holds the sources, else the current folder].",
+            callback=lambda _ctx, _param, value: _folder("--source-root", value),
+            help="Folder of the Terraform root module, or of the .bicep files, that findings point into "
+            "[default: the folder of the plan (or of the current directory) when it is the plan's root module; "
+            "the .bicep beside a compiled template].",
         ),
     ]
 )

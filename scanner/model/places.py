@@ -12,6 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+# A property as the source spells it, lower-cased: ("default_node_pool", "0", "node_taints").
+PropertyPath = tuple[str, ...]
+
 
 @dataclass(frozen=True, slots=True)
 class Place:
@@ -43,7 +46,7 @@ class Declaration:
     file: str
     line: int
     column: int
-    written: Mapping[tuple[str, ...], Written] = field(default_factory=dict, repr=False, compare=False)
+    written: Mapping[PropertyPath, Written] = field(default_factory=dict, repr=False, compare=False)
     text: bytes = field(default=b"", repr=False, compare=False)  # from the start of the header's line
 
     def _place_of(self, offset: int) -> Place:
@@ -52,11 +55,12 @@ class Declaration:
         column = len(self.text[line_start:offset].decode("utf-8", "replace")) + 1
         return Place(self.file, line, column)
 
-    def place(self, path: tuple[str, ...]) -> Place:
+    def place(self, path: PropertyPath) -> Place:
         """The property's line where the block writes it, else the header.
 
         A property inside an object the block writes literally, without that key, is not
-        written: the header is the place to add it. One inside an expression may come from it.
+        written, so the finding is the resource's (its header). One inside an expression may
+        come from that expression, so it is pointed at.
         """
         lowered = tuple(segment.lower() for segment in path)
         for end in range(len(lowered), 0, -1):

@@ -83,13 +83,17 @@ def load_file(
     """One input file as an inventory; ``options`` say how templates are evaluated, and
     ``source_root`` where the ``.tf`` or ``.bicep`` sources are when they are not beside it."""
     given = SourcePath(path, display)
-    if path.suffix.lower() == ".tf":
+    if path.suffix.lower() == ".tf" and path.is_file():
         raise _terraform_configuration(display)
-    compiled = path.suffix.lower() == ".bicep"
+    compiled = path.suffix.lower() == ".bicep" and path.is_file()
     if compiled:
         from scanner.sources.authored.compile import compile_bicep
 
-        doc = parse_document(compile_bicep(given), display)
+        compiled_text = compile_bicep(given)
+        try:
+            doc = parse_document(compiled_text, display)
+        except InputError:
+            raise InputError(f"{display}: the Bicep build wrote no JSON template to its output") from None
     else:
         doc = load_document(path, display)
     kind = detect(doc)
@@ -131,7 +135,8 @@ def _attach_declarations(
     if kind == TERRAFORM:
         from scanner.sources.authored import terraform
 
-        terraform.attach(resources, doc.data, terraform.root_module(given, source_root), warnings)
+        root = terraform.root_module(given, source_root)
+        terraform.attach(resources, doc.data, root, source_root is not None, warnings)
     elif kind == ARM:
         from scanner.sources.authored import templates
 
@@ -152,20 +157,24 @@ def expand_paths(paths: Iterable[str]) -> list[tuple[Path, str, bool]]:
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            found = [
-                f for f in sorted(path.rglob("*.json")) if not any(p.startswith(".") for p in f.relative_to(path).parts)
-            ]
-            if not found and any(path.glob("*.tf")):
+            found = _visible(path, "*.json")
+            if not found and _visible(path, "*.tf"):
                 raise _terraform_configuration(given)
+            if not found and _visible(path, "*.bicep"):
+                raise UnrecognisedInput(
+                    f"{given}: Bicep files and no compiled template; scan the entry point (azai scan main.bicep, "
+                    "compiled with the Bicep CLI on PATH) or the .json that 'bicep build' writes"
+                )
             out.extend((f, str(f), False) for f in found)
         else:
             out.append((path, given, True))
     return out
 
 
-def _hidden(relative: Path) -> bool:
-    """Under a dot-folder (``.terraform``, ``.git``): tool state, not the user's inputs."""
-    return any(part.startswith(".") for part in relative.parts)
+def _visible(folder: Path, pattern: str) -> list[Path]:
+    """The files under ``folder`` matching ``pattern``, outside dot-folders (``.terraform``,
+    ``.git``: tool state, not the user's inputs)."""
+    return [f for f in sorted(folder.rglob(pattern)) if not any(p.startswith(".") for p in f.relative_to(folder).parts)]
 
 
 def load_inputs(
@@ -180,8 +189,6 @@ def load_inputs(
     With ``skip_unknown``, a file named explicitly that is not a recognised format is skipped
     too (pre-commit hands over every changed ``*.json``, including package.json).
     """
-    if source_root is not None and not Path(source_root).is_dir():
-        raise InputError(f"--source-root {source_root}: not a folder")
     root = SourcePath(Path(source_root), Path(source_root).as_posix()) if source_root is not None else None
     loaded: list[tuple[LoadedInput, Path, bool]] = []
     warnings: list[str] = []

@@ -12,14 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from scanner.model.places import Declaration, Written
+from scanner.model.places import Declaration, PropertyPath, Written
 from scanner.sources.authored.syntax import BICEP, DeclarationText, Source
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-Path_ = tuple[str, ...]
-_FALLBACK = "its resources are shown at the module line that deploys them, else in the compiled template"
+_FALLBACK = "are shown at the module line that deploys them, else in the compiled template"
 
 
 @dataclass(frozen=True)
@@ -38,19 +37,21 @@ class BicepFile:
 
 
 def read_bicep(path: Path, display: str, warnings: list[str]) -> BicepFile | None:
-    """The file's declarations, or None (with a warning) when it cannot be read or parsed."""
+    """The file's declarations, or None (with a warning) when it cannot be read. A declaration
+    that does not parse (tree-sitter recovers around it) is left out, with a warning."""
     try:
         data = path.read_bytes()
     except OSError as exc:
-        warnings.append(f"{display}: cannot read ({exc.strerror}); {_FALLBACK}")
+        warnings.append(f"{display}: cannot read ({exc.strerror}); its resources {_FALLBACK}")
         return None
     source = Source(BICEP, data)
     error = source.first_error_line()
-    if error is not None:
-        warnings.append(f"{display}:{error}: not valid Bicep; {_FALLBACK}")
-        return None
+    if error is not None:  # newer syntax than the grammar knows, or a real error: keep the rest
+        warnings.append(f"{display}:{error}: azai cannot parse this; resources declared there {_FALLBACK}")
     found = BicepFile()
     for node in source.root.named_children:
+        if node.has_error:
+            continue
         if node.type == "resource_declaration":
             _resource(source, node, display, "", found)
         elif node.type == "module_declaration":
@@ -69,7 +70,7 @@ def _resource(source: Source, node: Node, display: str, parent: str, found: Bice
     name = _identifier(source, node)
     symbolic = f"{parent}::{name}" if parent else name
     text = source.declaration(node, display)
-    written: dict[Path_, Written] = {}
+    written: dict[PropertyPath, Written] = {}
     body = _body(node.named_children[-1])
     if body is not None:
         for prop in (c for c in body.named_children if c.type == "object_property"):
@@ -94,14 +95,16 @@ def _body(value: Node) -> Node | None:
     return node
 
 
-def _property(text: DeclarationText, prop: Node, prefix: Path_, written: dict[Path_, Written]) -> None:
+def _property(text: DeclarationText, prop: Node, prefix: PropertyPath, written: dict[PropertyPath, Written]) -> None:
     key = _key(text.source, prop.named_children[0]) if prop.named_children else None
     if key is None:
         return
     _value(text, prop, prop.named_children[-1], (*prefix, key.lower()), written)
 
 
-def _value(text: DeclarationText, at: Node, value: Node, path: Path_, written: dict[Path_, Written]) -> None:
+def _value(
+    text: DeclarationText, at: Node, value: Node, path: PropertyPath, written: dict[PropertyPath, Written]
+) -> None:
     """The property at ``path`` starts at ``at``; follow object and array literals."""
     literal = value.type in ("object", "array", "for_statement")
     written[path] = text.written(at, opaque=not literal)
@@ -109,7 +112,7 @@ def _value(text: DeclarationText, at: Node, value: Node, path: Path_, written: d
         for prop in (c for c in value.named_children if c.type == "object_property"):
             _property(text, prop, path, written)
     elif value.type == "array":
-        for index, item in enumerate(value.named_children):
+        for index, item in enumerate(c for c in value.named_children if not c.is_extra):  # comments are extras
             _value(text, item, item, (*path, str(index)), written)
     elif value.type == "for_statement":
         body = _body(value)

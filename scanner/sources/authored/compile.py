@@ -34,7 +34,14 @@ def compile_bicep(bicep: SourcePath) -> str:
     """The compiled ARM template's text."""
     command = build_command(bicep)
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=_BUILD_SECONDS, check=False)
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            encoding="utf-8",  # what bicep writes, whatever the locale
+            errors="replace",
+            timeout=_BUILD_SECONDS,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         raise InputError(f"{bicep.display}: the Bicep build did not finish in {_BUILD_SECONDS} s") from None
     except OSError as exc:

@@ -21,13 +21,12 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from scanner.model.places import Declaration, Written
+from scanner.model.places import Declaration, PropertyPath, Written
 from scanner.sources.authored.syntax import HCL, DeclarationText, Source
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-Path_ = tuple[str, ...]
 _RESOURCE = re.compile(rb'^resource[ \t]+"([^"\n]*)"[ \t]+"([^"\n]*)"[ \t]*\{', re.M)
 _TOP_LEVEL = re.compile(
     rb"^(?:resource|data|module|variable|output|locals|provider|terraform|moved|import|removed|check)\b", re.M
@@ -61,15 +60,18 @@ def read_module(directory: Path, display: str, wanted: set[str], warnings: list[
             here = _whole(data, shown, wanted, warnings)
         for key, declaration in here.items():
             found.setdefault(key, declaration)
-    if wanted - found.keys():  # a block not at column 0: only a whole parse finds it
-        for data, shown in sliced:
-            for key, declaration in _whole(data, shown, wanted - found.keys(), warnings).items():
-                found.setdefault(key, declaration)
+    for data, shown in sliced:  # a block not at column 0: only a whole parse of its file finds it
+        missing = {key for key in wanted - found.keys() if all(f'"{part}"'.encode() in data for part in key.split("."))}
+        for key, declaration in _whole(data, shown, missing, warnings).items() if missing else ():
+            found.setdefault(key, declaration)
     return found
 
 
 def _sliced(data: bytes, shown: str, wanted: set[str]) -> dict[str, Declaration]:
-    """The wanted blocks, each parsed from its own located text."""
+    """The wanted blocks, each parsed from its own located text. A file with a block comment or
+    a heredoc is parsed whole: only a parser knows whether a ``resource`` line is inside one."""
+    if b"/*" in data or b"<<" in data:
+        raise _Unsliced
     ends = [m.start() for m in _TOP_LEVEL.finditer(data)]
     ends.append(len(data))
     found: dict[str, Declaration] = {}
@@ -100,13 +102,12 @@ def _sliced(data: bytes, shown: str, wanted: set[str]) -> dict[str, Declaration]
 def _whole(data: bytes, shown: str, wanted: set[str], warnings: list[str]) -> dict[str, Declaration]:
     source = Source(HCL, data)
     error = source.first_error_line()
-    if error is not None:
-        warnings.append(f"{shown}:{error}: not valid HCL; its resources point at the plan")
-        return {}
+    if error is not None:  # tree-sitter recovers around it: the blocks that parse are kept
+        warnings.append(f"{shown}:{error}: azai cannot parse this; resources declared there point at the plan")
     found: dict[str, Declaration] = {}
     for block in _blocks(source.root.named_children[0] if source.root.named_children else None):
         key = _resource_key(source, block)
-        if key in wanted and key not in found:
+        if key in wanted and key not in found and not block.has_error:
             found[key] = _declaration(source, block, shown)
     return found
 
@@ -118,7 +119,7 @@ def _resource_key(source: Source, block: Node) -> str | None:
 
 def _declaration(source: Source, block: Node, shown: str) -> Declaration:
     text = source.declaration(block, shown)
-    written: dict[Path_, Written] = {}
+    written: dict[PropertyPath, Written] = {}
     body = _body(block)
     if body is not None:
         _walk_body(text, body, (), written)
@@ -149,7 +150,7 @@ def _body(block: Node) -> Node | None:
     return next((c for c in block.named_children if c.type == "body"), None)
 
 
-def _walk_body(text: DeclarationText, body: Node, prefix: Path_, written: dict[Path_, Written]) -> None:
+def _walk_body(text: DeclarationText, body: Node, prefix: PropertyPath, written: dict[PropertyPath, Written]) -> None:
     source = text.source
     seen: Counter[str] = Counter()
     for node in body.named_children:
@@ -183,7 +184,9 @@ def _walk_body(text: DeclarationText, body: Node, prefix: Path_, written: dict[P
                 _walk_body(text, inner, (*prefix, name, index), written)
 
 
-def _record(text: DeclarationText, at: Node, value: Node, path: Path_, written: dict[Path_, Written]) -> None:
+def _record(
+    text: DeclarationText, at: Node, value: Node, path: PropertyPath, written: dict[PropertyPath, Written]
+) -> None:
     """The property at ``path`` starts at ``at``; follow its value where it is a literal collection."""
     source = text.source
     collection = _collection(source, value)

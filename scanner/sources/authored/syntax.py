@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-from scanner.model.places import Declaration, Written
+from scanner.model.places import Declaration, PropertyPath, Written
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -82,7 +82,7 @@ class DeclarationText:
     def written(self, node: Node, opaque: bool) -> Written:
         return Written(node.start_byte - self._base, opaque)
 
-    def declaration(self, written: dict[tuple[str, ...], Written]) -> Declaration:
+    def declaration(self, written: dict[PropertyPath, Written]) -> Declaration:
         line, column = self.source.line_column(self._node)
         text = self.source.data[self._base : self._node.end_byte]
         return Declaration(self._shown, line, column, written, text)

@@ -95,5 +95,7 @@ class _BicepSources:
             deploying = module.declaration
             if module.file is None or module.display is None or not module.file.is_file():
                 return deploying
+            if module.file.suffix.lower() != ".bicep":  # a module may deploy a JSON template
+                return deploying
             path, display = module.file, module.display
         return deploying

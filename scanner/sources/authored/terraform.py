@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import posixpath
+import re
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +35,12 @@ def root_module(plan: SourcePath, source_root: SourcePath | None) -> SourcePath:
     return SourcePath(Path.cwd(), ".")
 
 
-def attach(resources: list[Resource], plan: dict[str, Any], root: SourcePath, warnings: list[str]) -> None:
-    """Give each plan resource whose block is found its declaration."""
+def attach(
+    resources: list[Resource], plan: dict[str, Any], root: SourcePath, chosen: bool, warnings: list[str]
+) -> None:
+    """Give each plan resource whose block is found its declaration. A root folder the user did
+    not name (``chosen`` false) must prove it is this plan's root module, or nothing is mapped:
+    a monorepo's folder is full of other configurations' ``azurerm_x.this`` blocks."""
     folders = module_folders(plan, root)
     keyed = [
         (resource, *declaration_key(resource.origin.address))
@@ -49,10 +54,44 @@ def attach(resources: list[Resource], plan: dict[str, Any], root: SourcePath, wa
     for module, blocks in wanted.items():
         folder = folders.get(module)
         declared[module] = read_module(folder.path, folder.display, blocks, warnings) if folder else {}
+    if not chosen and not _is_root_of(plan, root, wanted.get("", set())):
+        if any(root.path.glob("*.tf")):
+            warnings.append(
+                f"{root.display}: its .tf files are not this plan's root module (they do not declare all of "
+                "its root resources and module calls); findings point at the plan (pass --source-root)"
+            )
+        return
     for resource, module, local in keyed:
         declaration = declared[module].get(local)
         if declaration is not None:
             resource.origin = dataclasses.replace(resource.origin, declaration=declaration)
+
+
+def _is_root_of(plan: dict[str, Any], root: SourcePath, wanted: set[str]) -> bool:
+    """The folder's ``.tf`` files have a ``resource`` block for every root-module resource the
+    plan has, and a ``module`` block for every call in its configuration (a header is enough:
+    a block that does not parse still says whose folder this is)."""
+    configuration = plan.get("configuration")
+    module = configuration.get("root_module") if isinstance(configuration, dict) else None
+    calls = module.get("module_calls") if isinstance(module, dict) else None
+    if not wanted and not calls:
+        return False
+    text = b"".join(_read(path) for path in sorted(root.path.glob("*.tf")))
+    headers = [("resource", *key.split(".", 1)) for key in wanted]
+    headers += [("module", str(name)) for name in (calls if isinstance(calls, dict) else {})]
+    return all(re.search(_header(*labels), text, re.M) for labels in headers)
+
+
+def _header(kind: str, *labels: str) -> bytes:
+    quoted = rb"[ \t]+".join(rb'"' + re.escape(label.encode()) + rb'"' for label in labels)
+    return rb"^[ \t]*" + kind.encode() + rb"[ \t]+" + quoted
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
 
 
 def module_folders(plan: dict[str, Any], root: SourcePath) -> dict[str, SourcePath]:
