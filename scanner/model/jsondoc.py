@@ -15,6 +15,7 @@ import math
 import re
 import sys
 from dataclasses import dataclass, field
+from json.decoder import scanstring  # type: ignore[attr-defined]  # typeshed omits it
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -60,7 +61,7 @@ class Document:
     text: str
     data: dict[str, Any]
     _line_starts: list[int] | None = field(default=None, repr=False)
-    _children: dict[int, dict[str, int]] = field(default_factory=dict, repr=False)
+    _members: dict[int, _Members | None] = field(default_factory=dict, repr=False)
 
     def position(self, pointer: str, tail: tuple[str, ...] = ()) -> Position:
         """Where the value at ``pointer`` starts; then follow ``tail`` as far as it exists.
@@ -91,55 +92,86 @@ class Document:
         offset = start.end() if start else 0
         resolved: list[str] = []
         for token in tokens:
-            children = self._container_children(offset)
-            if children is None or token not in children:
+            members = self._container(offset)
+            found = members.find(self.text, token) if members is not None else None
+            if found is None:
                 return (None, resolved) if exact else (offset, resolved)
-            offset = children[token]
+            offset = found
             resolved.append(token)
         return offset, resolved
 
     def _walk_from(self, offset: int, tail: list[str]) -> tuple[int, list[str]]:
         resolved: list[str] = []
         for token in tail:
-            children = self._container_children(offset)
-            if not children:
+            members = self._container(offset)
+            if members is None:
                 break
-            key = token if token in children else next((k for k in children if k.lower() == token.lower()), None)
-            if key is None:
+            found = members.find(self.text, token)
+            key = token
+            if found is None:  # ARM names are case-insensitive: the template may spell it otherwise
+                key = next((k for k in members.offsets if k.lower() == token.lower()), "")
+                found = members.offsets.get(key)
+            if found is None:
                 break
-            offset = children[key]
+            offset = found
             resolved.append(key)
         return offset, resolved
 
-    def _container_children(self, offset: int) -> dict[str, int] | None:
-        """Offsets of the members of the object or array starting at ``offset``."""
-        cached = self._children.get(offset)
-        if cached is not None:
-            return cached
-        text = self.text
-        opener = text[offset : offset + 1]
-        if opener not in ("{", "["):
-            return None
-        children: dict[str, int] = {}
-        pos = _WHITESPACE.match(text, offset + 1).end()  # type: ignore[union-attr]
-        index = 0
-        closer = "}" if opener == "{" else "]"
-        while pos < len(text) and text[pos] != closer:
-            if opener == "{":
-                key, pos = _DECODER.raw_decode(text, pos)
-                pos = _WHITESPACE.match(text, pos).end()  # type: ignore[union-attr]
-                pos = _WHITESPACE.match(text, pos + 1).end()  # type: ignore[union-attr]  # past ':'
-                name = str(key)
-            else:
-                name = str(index)
-                index += 1
-            children[name] = pos
+    def _container(self, offset: int) -> _Members | None:
+        """The members of the object or array starting at ``offset``, read lazily; None for a
+        scalar."""
+        if offset not in self._members:
+            opener = self.text[offset : offset + 1]
+            self._members[offset] = _Members(self.text, offset) if opener in ("{", "[") else None
+        return self._members[offset]
+
+
+class _Members:
+    """The members of one object or array in a document's text, read only as far as a lookup
+    needs: finding ``change`` in a plan's resource entry skips the few short members before it
+    and never reads the large value itself. Values are skipped by the C decoder. A key written
+    twice is found where it is first written (the parsed data holds the last value)."""
+
+    __slots__ = ("_closer", "_index", "_is_object", "_pending", "_pos", "offsets")
+
+    def __init__(self, text: str, offset: int) -> None:
+        self.offsets: dict[str, int] = {}
+        self._is_object = text[offset] == "{"
+        self._closer = "}" if self._is_object else "]"
+        self._pos = _WHITESPACE.match(text, offset + 1).end()  # type: ignore[union-attr]
+        self._pending = False  # the value at _pos was found but not yet skipped
+        self._index = 0
+
+    def find(self, text: str, key: str) -> int | None:
+        """The offset of member ``key``'s value (an array's members are ``"0"``, ``"1"``...),
+        reading on until it is found; None when the container has no such member."""
+        found = self.offsets.get(key)
+        while found is None and self._advance(text):
+            found = self.offsets.get(key)
+        return found
+
+    def _advance(self, text: str) -> bool:
+        """Read one more member; False at the end of the container."""
+        pos = self._pos
+        if self._pending:
             _, pos = _DECODER.raw_decode(text, pos)
             pos = _WHITESPACE.match(text, pos).end()  # type: ignore[union-attr]
             if pos < len(text) and text[pos] == ",":
                 pos = _WHITESPACE.match(text, pos + 1).end()  # type: ignore[union-attr]
-        self._children[offset] = children
-        return children
+            self._pending = False
+        if pos >= len(text) or text[pos] == self._closer:
+            self._pos = pos
+            return False
+        if self._is_object:
+            name, pos = scanstring(text, pos + 1)
+            pos = _WHITESPACE.match(text, pos).end()  # type: ignore[union-attr]
+            pos = _WHITESPACE.match(text, pos + 1).end()  # type: ignore[union-attr]  # past ':'
+        else:
+            name = str(self._index)
+            self._index += 1
+        self.offsets.setdefault(name, pos)
+        self._pos, self._pending = pos, True
+        return True
 
 
 _JSON_TYPES: dict[type, str] = {dict: "an object", list: "an array", str: "a string", bool: "true or false"}
