@@ -63,6 +63,11 @@ class Document:
     _line_starts: list[int] | None = field(default=None, repr=False)
     _members: dict[int, _Members | None] = field(default_factory=dict, repr=False)
 
+    def forget_data(self) -> None:
+        """Drop the parsed values once the resources are read from them: reports locate
+        findings in the text, and a plan's parsed values are the largest part of the heap."""
+        self.data = {}
+
     def position(self, pointer: str, tail: tuple[str, ...] = ()) -> Position:
         """Where the value at ``pointer`` starts; then follow ``tail`` as far as it exists.
 

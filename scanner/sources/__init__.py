@@ -118,6 +118,7 @@ def load_file(
     except RecursionError:
         raise InputError(f"{display}: nesting is too deep to evaluate") from None
     _attach_declarations(kind, doc, given, resources, warnings, source_root, compiled)
+    doc.forget_data()
     return LoadedInput(display, kind, Inventory(resources), warnings, coverage, linked)
 
 
