@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import functools
 import sys
+import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,8 +121,13 @@ class Progress:
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
         self.scopes = self.scopes_total = self.resources = 0
+        self.lock = threading.Lock()  # batches of subscriptions report from several threads
 
     def update(self, *, scopes: int = 0, scopes_total: int | None = None, resources: int = 0) -> None:
+        with self.lock:
+            self._update(scopes, scopes_total, resources)
+
+    def _update(self, scopes: int, scopes_total: int | None, resources: int) -> None:
         self.scopes += scopes
         self.resources += resources
         if scopes_total is not None:
@@ -304,18 +310,34 @@ class Collector:
         rows, token = shapes.graph_page(client.resources(request), columns)
         return rows, trail.follow(token) if token else None
 
-    def discover(self, subscriptions: list[str]) -> Iterator[dict[str, Any]]:
-        """AI-relevant resources of these subscriptions, page by page, so details can start early.
-
-        Batches run one after another: Resource Graph's quota (about 15 queries per 5 seconds)
-        bounds throughput, so parallel batches would only delay every batch's first page.
-        No query is sent when the rules read no type that Resource Graph holds.
+    def discover(self, subscriptions: list[str], pool: Executor) -> list[dict[str, Any]]:
+        """AI-relevant resources of these subscriptions, and the details of those that have
+        them, all read in ``pool``: the batches of subscriptions run concurrently (the pages of
+        one follow each other, since each page needs the last one's ``$skipToken``), held to
+        Resource Graph's quota by the transport, and a row's details are read as soon as its
+        page arrives. No query is sent when the rules read no type that Resource Graph holds.
         """
         if not self.graph_types:
             self.progress.update(scopes=len(subscriptions))
-            return
-        for start in range(0, len(subscriptions), SUBSCRIPTIONS_PER_QUERY):
-            yield from self._discover_batch(subscriptions[start : start + SUBSCRIPTIONS_PER_QUERY])
+            return []
+        reads: list[Future[list[dict[str, Any]]]] = []
+
+        def batch(subscriptions: list[str]) -> list[dict[str, Any]]:
+            rows = []
+            for row in self._discover_batch(subscriptions):
+                rows.append(row)
+                if self.has_details(row):
+                    reads.append(pool.submit(self.details, row))
+            return rows
+
+        step = SUBSCRIPTIONS_PER_QUERY
+        batches = [pool.submit(batch, subscriptions[i : i + step]) for i in range(0, len(subscriptions), step)]
+        bodies = [row for done in batches for row in done.result()]
+        for done in reads:  # complete: every batch, which submits them, has returned
+            children = done.result()
+            bodies.extend(children)
+            self.progress.update(resources=len(children))
+        return bodies
 
     def _discover_batch(self, batch: list[str]) -> Iterator[dict[str, Any]]:
         """One query over a batch; a 403 before any row is narrowed down to the denied subscriptions."""
@@ -471,22 +493,12 @@ def collect_live(
     collector = Collector(factory, progress, needs)
     subscriptions = collector.subscriptions(scope)
     progress.update(scopes_total=len(subscriptions))
-    bodies: list[dict[str, Any]] = []
     with ThreadPoolExecutor(max_workers=collector.workers) as pool:
-        pending = []
-        for row in collector.discover(subscriptions):
-            bodies.append(row)
-            if collector.has_details(row):
-                pending.append(pool.submit(collector.details, row))
-        for future in pending:
-            children = future.result()
-            bodies.extend(children)
-            progress.update(resources=len(children))
-    resources = [_resource(body) for body in bodies]
-    resources.sort(key=lambda r: r.id.lower())
-    sizes = collector.gpu_sizes(subscriptions[0], resources) if subscriptions else SizeCatalog()
-    metered = [r for r in resources if collector.wants(LiveRead.METRICS, r)]
-    utilization = collect_utilization(metered, sizes, collector.get_json, collector.workers)
+        resources = [_resource(body) for body in collector.discover(subscriptions, pool)]
+        resources.sort(key=lambda r: r.id.lower())
+        sizes = collector.gpu_sizes(subscriptions[0], resources) if subscriptions else SizeCatalog()
+        metered = [r for r in resources if collector.wants(LiveRead.METRICS, r)]
+        utilization = collect_utilization(metered, sizes, collector.get_json, pool)
     progress.done()
     coverage = sorted(collector.coverage + collector.time_limit_gap(), key=lambda g: g.scope.lower())
     return LiveInventory(resources, subscriptions, coverage, factory.requests, sizes, utilization)

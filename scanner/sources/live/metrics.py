@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,13 +63,14 @@ def _nodes(resource: Resource) -> float:
 
 
 def collect_utilization(
-    resources: list[Resource], sizes: SizeCatalog, fetch: Any, workers: int = 16, now: dt.datetime | None = None
+    resources: list[Resource], sizes: SizeCatalog, fetch: Any, pool: Executor, now: dt.datetime | None = None
 ) -> LiveUtilization:
     """Fetch the lookback window's hourly samples for every running GPU resource.
 
     ``fetch(url, params, read) -> Any | None`` is the collector's guarded GET, with
     `metric_series` reading the answer, so a failure or a sample that is not a finite number
-    becomes a coverage gap and the resource stays undetermined.
+    becomes a coverage gap and the resource stays undetermined. The requests run in ``pool``,
+    the scan's one executor for reads.
     """
     timespan = _timespan(now or dt.datetime.now(dt.UTC))
     window = f"{LOOKBACK_DAYS} days (hourly)"
@@ -133,7 +134,6 @@ def collect_utilization(
                 "low",
             )
 
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        list(pool.map(workspace, by_workspace.items()))
-        list(pool.map(machine, machines))
+    list(pool.map(workspace, by_workspace.items()))
+    list(pool.map(machine, machines))
     return found
