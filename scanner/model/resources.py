@@ -515,11 +515,12 @@ def _inline_pool(cluster: Resource, profile: dict[str, Any], index: int, pool_na
         path_rewrite=("properties", f"properties.agentPoolProfiles.{index}"),
         instance=f"{cluster.origin.instance}/agentPoolProfiles[{index}]" if cluster.origin.instance else None,
     )
+    pool_id = f"{cluster.id}/agentPools/{pool_name}"
     return Resource(
-        id=f"{cluster.id}/agentPools/{pool_name}",
+        id=pool_id,
         type=T.AGENT_POOL,
         name=f"{cluster.name}/{pool_name}",
-        body={"name": pool_name, "type": T.AGENT_POOL, "properties": properties},
+        body={"id": pool_id, "name": pool_name, "type": T.AGENT_POOL, "properties": properties},
         origin=origin,
         key_name=f"{cluster.key_name}/{pool_name}" if cluster.key_name else None,
     )
