@@ -51,6 +51,11 @@ _NAME = "[A-Za-z0-9_-]++"
 _MODULE = rf"module\.{_NAME}(?:{_KEY})?+"
 _ADDRESS = re.compile(rf"(?:{_MODULE}\.)*+(?:data\.)?+{_NAME}\.{_NAME}(?:{_KEY})?+")
 _MODULE_ADDRESS = re.compile(rf"{_MODULE}(?:\.{_MODULE})*+")
+# ARM values each mapped type implies (a compute's computeType): written by declaring the type,
+# unless an attribute the configuration may leave to its default sets the same path.
+_IMPLIED = {
+    name: frozenset(p.lower() for p in m.constants) - {a.arm.lower() for a in m.attrs} for name, m in MAPPINGS.items()
+}
 # References that name no resource attribute a plan records.
 _UNFOLLOWED = ("local.", "each.", "count.", "module.", "path.", "terraform.", "self.")
 
@@ -74,6 +79,8 @@ class Instance:
     arm_type: str | None = None
     body: dict[str, Any] = field(default_factory=dict)
     property_map: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # ARM paths that azapi_update_resource bodies merged into this one write.
+    updated_paths: set[str] = field(default_factory=set)
 
 
 # Entry, Change and Block are named tuples: a plan has one of each per resource, and a tuple is
@@ -252,8 +259,10 @@ class PlanReader:
         """A block's expression for ``name`` (None when it has none), and where it is."""
         if block is None:
             return None, ""
-        expressions = member(self.doc, block.body, "expressions", dict, block.where) or {}
-        return expressions.get(name), deeper(block.where, "expressions", name)
+        return self._block_expressions(block).get(name), deeper(block.where, "expressions", name)
+
+    def _block_expressions(self, block: Block) -> dict[str, Any]:
+        return member(self.doc, block.body, "expressions", dict, block.where) or {}
 
     def resolve(self, instance: Instance, attribute: str) -> Any:
         """The value an unknown attribute will have, through its configuration reference.
@@ -546,6 +555,7 @@ class PlanReader:
                 )
                 continue
             _deep_merge(target.body, payload)
+            target.updated_paths |= self._azapi_configured(instance) or set()
 
     def _translate_instance(self, instance: Instance) -> str | None:
         """Translate an azapi or mapped azurerm instance into its ARM body, and give its ARM type;
@@ -572,7 +582,49 @@ class PlanReader:
             reference_only=instance.reference_only,
             action=instance.action,
             notes=notes or None,
+            configured=self._configured(instance),
         )
+
+    def _configured(self, instance: Instance) -> frozenset[str] | None:
+        """The lower-cased ARM paths the configuration writes, as against values the provider
+        plans by default (azurerm's ``priority = "Regular"``, an empty ``node_taints``): each
+        translated path whose Terraform attribute has an expression, and the values the type
+        implies. None when the plan has no configuration for the resource: drift then compares
+        everything, as it must when it cannot tell."""
+        if instance.type == "azapi_resource":
+            paths = self._azapi_configured(instance)
+        else:
+            expressions = self._expressions(instance)
+            if expressions is None:
+                return None
+            written = (
+                arm for arm, steps in instance.property_map.items() if _written(expressions, steps, instance.values)
+            )
+            paths = {*written, *_IMPLIED.get(instance.type, ())}
+        return None if paths is None else frozenset(paths | instance.updated_paths)
+
+    def _azapi_configured(self, instance: Instance) -> set[str] | None:
+        """What an azapi resource (or update) writes: the ``body`` keys, and ``location``,
+        ``tags`` and ``identity`` when written. A literal body names its leaves; one built from
+        references (or by a function) names none, so each top-level member of the planned body
+        counts as written as a whole, and ``properties`` when even that is unknown."""
+        expressions = self._expressions(instance)
+        if expressions is None:
+            return None
+        paths: set[str] = {name for name in ("location", "tags", "identity") if name in expressions}
+        body = expressions.get("body")
+        if body is None:
+            return paths
+        literal = _azapi_body({"body": body.get("constant_value")}) if isinstance(body, dict) else None
+        if isinstance(literal, dict):
+            return paths | _leaf_paths(literal, "")
+        planned = _azapi_body(instance.values)
+        return paths | ({k.lower() for k in planned} if isinstance(planned, dict) else {"properties"})
+
+    def _expressions(self, instance: Instance) -> dict[str, Any] | None:
+        """The expressions of the instance's configuration block; None when there is no block."""
+        block = self._config_block(instance)
+        return None if block is None else self._block_expressions(block)
 
     def translate_state(self, entry: Entry, values: dict[str, Any], pointer: str) -> Resource | None:
         """One resource state outside the planned set (a ``resource_drift`` side), as ARM."""
@@ -689,6 +741,49 @@ def read_resource_drift(doc: Document) -> list[tuple[Resource | None, Resource |
 def _not_deployed(actions: list[str]) -> bool:
     """A change that leaves nothing to scan: a read, a forget, or a delete without a create."""
     return "forget" in actions or "read" in actions or ("delete" in actions and "create" not in actions)
+
+
+def _written(expressions: dict[str, Any], steps: tuple[str, ...], values: dict[str, Any]) -> bool:
+    """Whether a block's expressions write the Terraform attribute at ``steps``.
+
+    A nested block is an array of expressions objects, one per block written; an attribute is
+    one expression, and one holding an object is written as a whole. Terraform omits what a
+    ``dynamic`` block writes, so a nested block the expressions lack while the plan holds
+    instances of it (or more instances than were written) counts as written: it cannot be a
+    provider's default for an attribute, and reading it as unwritten would hide real drift.
+    """
+    node: Any = expressions
+    for depth, step in enumerate(steps):
+        if isinstance(node, list):
+            if not step.isdigit():
+                return False
+            if int(step) >= len(node):
+                return True
+            node = node[int(step)]
+        elif isinstance(node, dict) and step in node:
+            node = node[step]
+        elif depth and isinstance(node, dict) and ("constant_value" in node or "references" in node):
+            return True
+        else:
+            return _planned_blocks(read(values, ".".join(steps[: depth + 1])))
+    return True
+
+
+def _planned_blocks(value: Any) -> bool:
+    """A planned value that is instances of a nested block: a non-empty array of objects."""
+    return isinstance(value, list) and bool(value) and all(isinstance(item, dict) for item in value)
+
+
+def _leaf_paths(value: dict[str, Any], prefix: str) -> set[str]:
+    """The lower-cased dotted paths of an object's leaves; an array or empty object is a leaf."""
+    paths: set[str] = set()
+    for key, member_value in value.items():
+        path = f"{prefix}{key}".lower()
+        if isinstance(member_value, dict) and member_value:
+            paths |= _leaf_paths(member_value, path + ".")
+        else:
+            paths.add(path)
+    return paths
 
 
 def _members(node: Any) -> list[tuple[Any, Any]]:
