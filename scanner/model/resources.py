@@ -514,12 +514,25 @@ def _inline_pool(cluster: Resource, profile: dict[str, Any], index: int, pool_na
         cluster.origin,
         path_rewrite=("properties", f"properties.agentPoolProfiles.{index}"),
         instance=f"{cluster.origin.instance}/agentPoolProfiles[{index}]" if cluster.origin.instance else None,
+        configured=_pool_configured(cluster.origin.configured, index),
     )
+    pool_id = f"{cluster.id}/agentPools/{pool_name}"
     return Resource(
-        id=f"{cluster.id}/agentPools/{pool_name}",
+        id=pool_id,
         type=T.AGENT_POOL,
         name=f"{cluster.name}/{pool_name}",
-        body={"name": pool_name, "type": T.AGENT_POOL, "properties": properties},
+        body={"id": pool_id, "name": pool_name, "type": T.AGENT_POOL, "properties": properties},
         origin=origin,
         key_name=f"{cluster.key_name}/{pool_name}" if cluster.key_name else None,
     )
+
+
+def _pool_configured(configured: frozenset[str] | None, index: int) -> frozenset[str] | None:
+    """What the cluster's configuration writes of its ``agentPoolProfiles[index]``, as the pool's
+    own paths (``properties.agentpoolprofiles.0.vmsize`` -> ``properties.vmsize``), so drift on
+    the pool asks the same question as on a pool declared on its own."""
+    if configured is None:
+        return None
+    prefix = f"properties.agentpoolprofiles.{index}."
+    inside = (path[len(prefix) :] for path in configured if path.startswith(prefix))
+    return frozenset("name" if path == "name" else f"properties.{path}" for path in inside)

@@ -3,8 +3,9 @@
 GitHub code scanning needs a file to put a live result on, and drift auditing needs yesterday's
 estate: this file is both. Resources are sorted by id and keys sorted, so a rescan of an
 unchanged estate changes only the scan metadata. Unknown values are written as
-``{"$unknown": reason}`` (sensitive plan values are Unknown already, so none is ever written),
-and a snapshot read back gives the same resources, origins and findings.
+``{"$unknown": reason}``, with ``$symbol`` and ``$may_be_null`` when they have them (sensitive
+plan values are Unknown already, so none is ever written), and a snapshot read back gives the
+same resources, origins and findings.
 """
 
 from __future__ import annotations
@@ -27,9 +28,19 @@ INVENTORY_VERSION = 1
 MARKER = "azai_inventory"
 
 
+# How an Unknown is written: its reason, and what else decides findings when it has it (the
+# symbol that makes two ``resourceGroup().location`` values equal, a value that may be null).
+_UNKNOWN_KEYS = frozenset({"$unknown", "$symbol", "$may_be_null"})
+
+
 def _plain(value: Any) -> Any:
     if isinstance(value, Unknown):
-        return {"$unknown": value.reason}
+        plain: dict[str, Any] = {"$unknown": value.reason}
+        if value.symbol is not None:
+            plain["$symbol"] = value.symbol
+        if value.may_be_null:
+            plain["$may_be_null"] = True
+        return plain
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -39,8 +50,13 @@ def _plain(value: Any) -> Any:
 
 def _restore(value: Any) -> Any:
     if isinstance(value, dict):
-        if set(value) == {"$unknown"}:
-            return Unknown(str(value["$unknown"]))
+        if "$unknown" in value and value.keys() <= _UNKNOWN_KEYS:
+            symbol = value.get("$symbol")
+            return Unknown(
+                str(value["$unknown"]),
+                symbol=symbol if isinstance(symbol, str) else None,
+                may_be_null=value.get("$may_be_null") is True,
+            )
         return {k: _restore(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_restore(v) for v in value]
@@ -81,11 +97,19 @@ def save_inventory(
 
 
 def _entry(resource: Resource) -> dict[str, Any]:
-    """One resource as the snapshot keeps it, with its source's notes on what that form cannot
-    set, so a finding read back from the snapshot says the same."""
-    entry = {"source": resource.origin.kind, "address": resource.origin.address, "resource": _plain(resource.body)}
-    if resource.origin.notes:
-        entry["notes"] = dict(resource.origin.notes)
+    """One resource as the snapshot keeps it, with what its source said beside the body, so that
+    a snapshot read back decides and reports the same: the notes on what that form cannot set, a
+    template condition (its findings are undetermined), the plan's action, the key of a resource
+    whose name is an expression, and the paths the configuration wrote (what drift compares)."""
+    origin = resource.origin
+    entry: dict[str, Any] = {"source": origin.kind, "address": origin.address, "resource": _plain(resource.body)}
+    if origin.notes:
+        entry["notes"] = dict(origin.notes)
+    for key, value in (("condition", origin.condition), ("action", origin.action), ("key_name", resource.key_name)):
+        if value is not None:
+            entry[key] = value
+    if origin.configured is not None:
+        entry["configured"] = sorted(origin.configured)
     return entry
 
 
@@ -125,11 +149,24 @@ def read_snapshot(doc: Document) -> tuple[list[Resource], dict[str, Any]]:
                     pointer=at + "/resource",
                     document=doc,
                     address=member(doc, entry, "address", str, at, malformed),
+                    action=member(doc, entry, "action", str, at, malformed),
+                    condition=member(doc, entry, "condition", str, at, malformed),
                     notes=_notes(doc, entry, at, malformed),
+                    configured=_configured(doc, entry, at, malformed),
                 ),
+                key_name=member(doc, entry, "key_name", str, at, malformed),
             )
         )
     return resources, scan
+
+
+def _configured(doc: Document, entry: dict[str, Any], pointer: str, context: str) -> frozenset[str] | None:
+    """An entry's configured ARM paths; None (compare everything) when the source did not tell."""
+    paths = member(doc, entry, "configured", list, pointer, context)
+    if paths is None:
+        return None
+    where = pointer_join(pointer, "configured")
+    return frozenset(expect(doc, p, str, pointer_join(where, i), context) for i, p in enumerate(paths))
 
 
 def _notes(doc: Document, entry: dict[str, Any], pointer: str, context: str) -> dict[str, str] | None:

@@ -44,6 +44,8 @@ _ID_PROPERTY_TYPES = {
 _KEY = r'\[(?:[0-9]++|"(?:[^"\\]|\\.)*+")\]'
 _REFERENCE = re.compile(rf"(data\.)?([A-Za-z0-9_-]++)\.([A-Za-z0-9_-]++)({_KEY})?(?:\.(.+))?", re.S)
 _MODULE_STEP = re.compile(rf"module\.([A-Za-z0-9_-]++)({_KEY})?")
+# A module output reference: module.NAME[KEY].OUTPUT, then any attribute path into its value.
+_MODULE_OUTPUT = re.compile(rf"(module\.[A-Za-z0-9_-]++(?:{_KEY})?+)\.([A-Za-z0-9_-]++)(?:\.(.+))?", re.S)
 _INSTANCE_KEY = re.compile(_KEY)
 # A resource instance address: module steps, then [data.]TYPE.NAME[KEY]. Possessive throughout,
 # so that a hostile one (300,000 "[") is refused in linear time.
@@ -51,8 +53,13 @@ _NAME = "[A-Za-z0-9_-]++"
 _MODULE = rf"module\.{_NAME}(?:{_KEY})?+"
 _ADDRESS = re.compile(rf"(?:{_MODULE}\.)*+(?:data\.)?+{_NAME}\.{_NAME}(?:{_KEY})?+")
 _MODULE_ADDRESS = re.compile(rf"{_MODULE}(?:\.{_MODULE})*+")
+# ARM values each mapped type implies (a compute's computeType): written by declaring the type,
+# unless an attribute the configuration may leave to its default sets the same path.
+_IMPLIED = {
+    name: frozenset(p.lower() for p in m.constants) - {a.arm.lower() for a in m.attrs} for name, m in MAPPINGS.items()
+}
 # References that name no resource attribute a plan records.
-_UNFOLLOWED = ("local.", "each.", "count.", "module.", "path.", "terraform.", "self.")
+_UNFOLLOWED = ("local.", "each.", "count.", "path.", "terraform.", "self.")
 
 
 @dataclass
@@ -74,6 +81,8 @@ class Instance:
     arm_type: str | None = None
     body: dict[str, Any] = field(default_factory=dict)
     property_map: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # ARM paths that azapi_update_resource bodies merged into this one write.
+    updated_paths: set[str] = field(default_factory=set)
 
 
 # Entry, Change and Block are named tuples: a plan has one of each per resource, and a tuple is
@@ -150,6 +159,8 @@ class PlanReader:
         self._unkeyed: tuple[int, dict[str, list[Instance]]] = (-1, {})
         self.warnings: list[str] = []
         self._config_index = self._index_configuration()
+        # Module outputs by (module instance address, output name, path into it).
+        self._outputs: dict[tuple[str, str, str | None], Any] = {}
 
     # -- collecting instances -------------------------------------------------------------
 
@@ -252,8 +263,10 @@ class PlanReader:
         """A block's expression for ``name`` (None when it has none), and where it is."""
         if block is None:
             return None, ""
-        expressions = member(self.doc, block.body, "expressions", dict, block.where) or {}
-        return expressions.get(name), deeper(block.where, "expressions", name)
+        return self._block_expressions(block).get(name), deeper(block.where, "expressions", name)
+
+    def _block_expressions(self, block: Block) -> dict[str, Any]:
+        return member(self.doc, block.body, "expressions", dict, block.where) or {}
 
     def resolve(self, instance: Instance, attribute: str) -> Any:
         """The value an unknown attribute will have, through its configuration reference.
@@ -288,12 +301,65 @@ class PlanReader:
             return self._follow_variable(ref[4:].split(".")[0], module_address)
         if ref.startswith(_UNFOLLOWED):
             return MISSING
+        if ref.startswith("module."):
+            return self._follow_output(ref, module_address)
         match = _REFERENCE.fullmatch(ref)
         if not match or not match.group(5):
             return MISSING
         data, rtype, rname, key, attribute = match.groups()
         target = self._reference_target(f"{'data.' if data else ''}{rtype}.{rname}", key, module_address)
         return MISSING if target is None else self._attribute(target, attribute)
+
+    def _follow_output(self, ref: str, module_address: str) -> Any:
+        """``module.NAME.OUTPUT`` or ``module.NAME["key"].OUTPUT``, then any attribute path:
+        the output's expression in the called module's configuration, followed inside that
+        module instance, so that its references reach the module's planned resources (and
+        nested modules' outputs in turn). Each is followed once; MISSING while it is being
+        followed, so a cycle that a hostile plan writes ends there."""
+        match = _MODULE_OUTPUT.fullmatch(ref)
+        if match is None:
+            return MISSING
+        call, output, path = match.groups()
+        key = (f"{module_address}.{call}" if module_address else call, output, path)
+        if key not in self._outputs:
+            self._outputs[key] = MISSING
+            self._outputs[key] = self._output_value(*key)
+        return self._outputs[key]
+
+    def _output_value(self, child: str, output: str, path: str | None) -> Any:
+        """An output of module instance ``child``, or the attribute ``path`` inside it. An
+        output that is a whole resource (``value = azurerm_x.y``) has no one value, so a path
+        into it is followed on each of the output's references (``azurerm_x.y.id``)."""
+        call, _ = self._module_call(child)
+        if call is None:
+            return MISSING
+        doc, at = self.doc, deeper(call.where, "module")
+        outputs = member(doc, member(doc, call.body, "module", dict, call.where) or {}, "outputs", dict, at) or {}
+        declared = member(doc, outputs, output, dict, deeper(at, "outputs"))
+        if declared is None:
+            return MISSING
+        where = deeper(at, "outputs", output)
+        expression = member(doc, declared, "expression", dict, where)
+        where = deeper(where, "expression")
+        if path is None or expression is None:
+            return self._follow(expression, where, child)
+        if "constant_value" in expression:
+            return read(expression["constant_value"], path)
+        for ref in self._references(expression, where):
+            value = self._follow_reference(f"{ref}.{path}", child)
+            if value is not MISSING:
+                return value
+        return MISSING
+
+    def _module_call(self, module_address: str) -> tuple[Block | None, str]:
+        """The configuration block of the call that made module instance ``module_address``,
+        and the address of the module instance that calls it (empty at the root)."""
+        steps = list(_MODULE_STEP.finditer(module_address))
+        if not steps:
+            return None, ""
+        last = steps[-1]
+        parent = module_address[: last.start()].rstrip(".")
+        return self._config_index.get((_strip_keys(parent), f"module.{last.group(1)}")), parent
 
     def _reference_target(self, local: str, key: str | None, module_address: str) -> Instance | None:
         """The deployed instance a reference names; without an instance key, the only instance
@@ -330,12 +396,7 @@ class PlanReader:
             variables = member(self.doc, self.plan, "variables", dict, "") or {}
             entry = member(self.doc, variables, name, dict, "/variables")
             return entry.get("value", MISSING) if entry is not None else MISSING
-        steps = list(_MODULE_STEP.finditer(module_address))
-        if not steps:
-            return MISSING
-        last = steps[-1]
-        parent_address = module_address[: last.start()].rstrip(".")
-        call = self._config_index.get((_strip_keys(parent_address), f"module.{last.group(1)}"))
+        call, parent_address = self._module_call(module_address)
         expression, where = self._expression(call, name)
         return self._follow(expression, where, parent_address)
 
@@ -399,6 +460,8 @@ class PlanReader:
             return f"{target}/providers/{mapping.arm_type}/{name}"
         if mapping.parent:
             parent = _text(self.value(instance, mapping.parent))
+            if parent == UNRESOLVED:
+                return _unresolved_child_id(mapping.arm_type, name)
             child_type = mapping.arm_type.rsplit("/", 1)[-1]
             return f"{parent}/{child_type}/{name}"
         group = _text(self.value(instance, "resource_group_name"))
@@ -413,6 +476,8 @@ class PlanReader:
             subscription = parent if isinstance(parent, str) else f"/subscriptions/{SUBSCRIPTION_PLACEHOLDER}"
             return f"{subscription}/resourceGroups/{name}"
         parent_text = _text(parent)
+        if parent_text == UNRESOLVED and arm_type.count("/") > 1:
+            return _unresolved_child_id(arm_type, name)
         parent_type = parse_resource_id(parent_text).resource_type or ""
         if "/providers/" not in parent_text.lower():  # a resource group (or subscription) scope
             return f"{parent_text}/providers/{arm_type}/{name}"
@@ -546,6 +611,7 @@ class PlanReader:
                 )
                 continue
             _deep_merge(target.body, payload)
+            target.updated_paths |= self._azapi_configured(instance) or set()
 
     def _translate_instance(self, instance: Instance) -> str | None:
         """Translate an azapi or mapped azurerm instance into its ARM body, and give its ARM type;
@@ -572,7 +638,49 @@ class PlanReader:
             reference_only=instance.reference_only,
             action=instance.action,
             notes=notes or None,
+            configured=self._configured(instance),
         )
+
+    def _configured(self, instance: Instance) -> frozenset[str] | None:
+        """The lower-cased ARM paths the configuration writes, as against values the provider
+        plans by default (azurerm's ``priority = "Regular"``, an empty ``node_taints``): each
+        translated path whose Terraform attribute has an expression, and the values the type
+        implies. None when the plan has no configuration for the resource: drift then compares
+        everything, as it must when it cannot tell."""
+        if instance.type == "azapi_resource":
+            paths = self._azapi_configured(instance)
+        else:
+            expressions = self._expressions(instance)
+            if expressions is None:
+                return None
+            written = (
+                arm for arm, steps in instance.property_map.items() if _written(expressions, steps, instance.values)
+            )
+            paths = {*written, *_IMPLIED.get(instance.type, ())}
+        return None if paths is None else frozenset(paths | instance.updated_paths)
+
+    def _azapi_configured(self, instance: Instance) -> set[str] | None:
+        """What an azapi resource (or update) writes: the ``body`` keys, and ``location``,
+        ``tags`` and ``identity`` when written. A literal body names its leaves; one built from
+        references (or by a function) names none, so each top-level member of the planned body
+        counts as written as a whole, and ``properties`` when even that is unknown."""
+        expressions = self._expressions(instance)
+        if expressions is None:
+            return None
+        paths: set[str] = {name for name in ("location", "tags", "identity") if name in expressions}
+        body = expressions.get("body")
+        if body is None:
+            return paths
+        literal = _azapi_body({"body": body.get("constant_value")}) if isinstance(body, dict) else None
+        if isinstance(literal, dict):
+            return paths | _leaf_paths(literal, "")
+        planned = _azapi_body(instance.values)
+        return paths | ({k.lower() for k in planned} if isinstance(planned, dict) else {"properties"})
+
+    def _expressions(self, instance: Instance) -> dict[str, Any] | None:
+        """The expressions of the instance's configuration block; None when there is no block."""
+        block = self._config_block(instance)
+        return None if block is None else self._block_expressions(block)
 
     def translate_state(self, entry: Entry, values: dict[str, Any], pointer: str) -> Resource | None:
         """One resource state outside the planned set (a ``resource_drift`` side), as ARM."""
@@ -691,6 +799,49 @@ def _not_deployed(actions: list[str]) -> bool:
     return "forget" in actions or "read" in actions or ("delete" in actions and "create" not in actions)
 
 
+def _written(expressions: dict[str, Any], steps: tuple[str, ...], values: dict[str, Any]) -> bool:
+    """Whether a block's expressions write the Terraform attribute at ``steps``.
+
+    A nested block is an array of expressions objects, one per block written; an attribute is
+    one expression, and one holding an object is written as a whole. Terraform omits what a
+    ``dynamic`` block writes, so a nested block the expressions lack while the plan holds
+    instances of it (or more instances than were written) counts as written: it cannot be a
+    provider's default for an attribute, and reading it as unwritten would hide real drift.
+    """
+    node: Any = expressions
+    for depth, step in enumerate(steps):
+        if isinstance(node, list):
+            if not step.isdigit():
+                return False
+            if int(step) >= len(node):
+                return True
+            node = node[int(step)]
+        elif isinstance(node, dict) and step in node:
+            node = node[step]
+        elif depth and isinstance(node, dict) and ("constant_value" in node or "references" in node):
+            return True
+        else:
+            return _planned_blocks(read(values, ".".join(steps[: depth + 1])))
+    return True
+
+
+def _planned_blocks(value: Any) -> bool:
+    """A planned value that is instances of a nested block: a non-empty array of objects."""
+    return isinstance(value, list) and bool(value) and all(isinstance(item, dict) for item in value)
+
+
+def _leaf_paths(value: dict[str, Any], prefix: str) -> set[str]:
+    """The lower-cased dotted paths of an object's leaves; an array or empty object is a leaf."""
+    paths: set[str] = set()
+    for key, member_value in value.items():
+        path = f"{prefix}{key}".lower()
+        if isinstance(member_value, dict) and member_value:
+            paths |= _leaf_paths(member_value, path + ".")
+        else:
+            paths.add(path)
+    return paths
+
+
 def _members(node: Any) -> list[tuple[Any, Any]]:
     """The (key, value) pairs of a JSON object or array; none for a leaf."""
     if isinstance(node, dict):
@@ -737,6 +888,14 @@ def _without_key(address: str) -> str:
         return address
     keys = list(_INSTANCE_KEY.finditer(address))
     return address[: keys[-1].start()] if keys and keys[-1].end() == len(address) else address
+
+
+def _unresolved_child_id(arm_type: str, name: str) -> str:
+    """The id of a child resource whose parent the plan cannot name: well formed, with a
+    placeholder for the subscription, the group and each parent's name, so that it still has
+    its type and its own name, and a live resource can be matched to it on those."""
+    parents = [UNRESOLVED] * (arm_type.count("/") - 1)
+    return build_resource_id(SUBSCRIPTION_PLACEHOLDER, UNRESOLVED, arm_type, "/".join([*parents, name]))
 
 
 def _text(value: Any) -> str:
