@@ -11,7 +11,7 @@ never drift.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +20,7 @@ from scanner.engine.evaluate import inherited_tags
 from scanner.engine.results import Finding, fingerprint
 from scanner.model import azure_types as T
 from scanner.model.resources import (
+    CoverageGap,
     Inventory,
     Resource,
     get_path,
@@ -29,58 +30,119 @@ from scanner.model.resources import (
 )
 from scanner.model.unknown import Unknown, UnknownValueError
 
-WATCH: dict[str, tuple[str, ...]] = {
+
+def _autoscaled(resource: Resource) -> bool:
+    """A pool the cluster autoscaler sizes: its node count is the platform's to move."""
+    return canonical(get_path(resource.body, "properties.enableAutoScaling")) in (True, "true")
+
+
+def _aks_owned(resource: Resource) -> bool:
+    """A scale set an AKS node pool owns: AKS tags it ``aks-managed-poolName`` (and other
+    ``aks-managed-*`` keys), and puts it in the node resource group, ``MC_*`` unless renamed.
+    The cluster autoscaler and ``az aks nodepool scale`` move its capacity, never the IaC."""
+    group = parse_resource_id(resource.id).resource_group or ""
+    tags = resource.tags if isinstance(resource.tags, dict) else {}
+    return group.lower().startswith("mc_") or any(str(k).lower().startswith("aks-managed-") for k in tags)
+
+
+@dataclass(frozen=True)
+class Watched:
+    """One watched property, and how drift compares it (docs/drift.md lists them in a table).
+
+    ``default`` is what the platform holds when the property is absent (None: no default,
+    the absence itself is compared); an absent value reads as it, so a declared value equal
+    to the platform's default is no drift against a live body that leaves it out. ``as_set``:
+    ARM treats the list as a set, so order and repeats are no change; ``item_key`` names the
+    field that identifies an item of a set of objects (the rest of an item is the platform's
+    to fill in). ``platform_moved``: when it holds for either side, the platform (an
+    autoscaler) moves the value and it is never drift.
+    """
+
+    path: str
+    default: Any = None
+    as_set: bool = False
+    item_key: str | None = None
+    platform_moved: Callable[[Resource], bool] | None = None
+
+
+# Defaults: where the REST API reference states one, its words are quoted; otherwise the
+# absence means "off" or "none" by the property's own definition (an identity block left out is
+# no managed identity; a pool without taints has none).
+_NO_IDENTITY = Watched("identity.type", default="None")  # ManagedServiceIdentity: absent = no identity
+_LOCATION = Watched("location")
+WATCH: dict[str, tuple[Watched, ...]] = {
     T.WORKSPACE: (
-        "location",
-        "identity.type",
-        "properties.publicNetworkAccess",
-        "properties.storageAccount",
-        "properties.managedNetwork.isolationMode",
-        "properties.allowPublicAccessWhenBehindVnet",
+        _LOCATION,
+        _NO_IDENTITY,
+        Watched("properties.publicNetworkAccess"),
+        Watched("properties.storageAccount"),
+        Watched("properties.managedNetwork.isolationMode"),
+        # An opt-in flag: absent, a workspace behind a VNet takes no public traffic.
+        Watched("properties.allowPublicAccessWhenBehindVnet", default=False),
     ),
     T.COMPUTE: (
-        "identity.type",
-        "properties.computeLocation",
-        "properties.disableLocalAuth",
-        "properties.properties.vmSize",
-        "properties.properties.vmPriority",
-        "properties.properties.scaleSettings.minNodeCount",
-        "properties.properties.idleTimeBeforeShutdown",
-        "properties.properties.enableNodePublicIp",
+        _NO_IDENTITY,
+        Watched("properties.computeLocation"),
+        Watched("properties.disableLocalAuth"),
+        Watched("properties.properties.vmSize"),
+        Watched("properties.properties.vmPriority"),
+        Watched("properties.properties.scaleSettings.minNodeCount"),
+        Watched("properties.properties.idleTimeBeforeShutdown"),
+        Watched("properties.properties.enableNodePublicIp"),
     ),
-    T.ONLINE_ENDPOINT: ("identity.type", "properties.authMode", "properties.publicNetworkAccess"),
-    T.SERVERLESS_ENDPOINT: ("properties.authMode",),
+    T.ONLINE_ENDPOINT: (_NO_IDENTITY, Watched("properties.authMode"), Watched("properties.publicNetworkAccess")),
+    T.SERVERLESS_ENDPOINT: (Watched("properties.authMode"),),
     T.COGNITIVE_ACCOUNT: (
-        "location",
-        "identity.type",
-        "properties.disableLocalAuth",
-        "properties.publicNetworkAccess",
-        "properties.networkAcls.defaultAction",
-        "properties.restrictOutboundNetworkAccess",
+        _LOCATION,
+        _NO_IDENTITY,
+        # Local (key) auth is on until disableLocalAuth is set true ("Disable local
+        # authentication in Azure AI Services", Microsoft Learn); azurerm's local_auth_enabled
+        # defaults to true, the same thing.
+        Watched("properties.disableLocalAuth", default=False),
+        Watched("properties.publicNetworkAccess"),
+        Watched("properties.networkAcls.defaultAction"),
+        Watched("properties.networkAcls.ipRules", default=[], as_set=True, item_key="value"),
+        Watched("properties.restrictOutboundNetworkAccess", default=False),  # absent: outbound unrestricted
     ),
-    T.MANAGED_CLUSTER: ("location", "identity.type", "properties.disableLocalAccounts"),
+    T.MANAGED_CLUSTER: (
+        _LOCATION,
+        _NO_IDENTITY,
+        Watched("properties.disableLocalAccounts", default=False),  # absent: local accounts enabled
+    ),
     T.AGENT_POOL: (
-        "properties.vmSize",
-        "properties.mode",
-        "properties.nodeTaints",
-        "properties.enableAutoScaling",
-        "properties.minCount",
-        "properties.maxCount",
-        "properties.count",
-        "properties.scaleSetPriority",
+        Watched("properties.vmSize"),
+        Watched("properties.mode"),
+        Watched("properties.nodeTaints", default=[], as_set=True),  # absent: no taints
+        Watched("properties.enableAutoScaling", default=False),  # absent: the autoscaler is off
+        Watched("properties.minCount"),
+        Watched("properties.maxCount"),
+        # Agent Pools REST reference: "The default value is 1."
+        Watched("properties.count", default=1, platform_moved=_autoscaled),
+        # Agent Pools REST reference: "If not specified, the default is 'Regular'."
+        Watched("properties.scaleSetPriority", default="Regular"),
     ),
     T.STORAGE_ACCOUNT: (
-        "location",
-        "properties.publicNetworkAccess",
-        "properties.allowBlobPublicAccess",
-        "properties.allowSharedKeyAccess",
-        "properties.networkAcls.defaultAction",
+        _LOCATION,
+        Watched("properties.publicNetworkAccess"),
+        # Storage Accounts REST reference: "The default interpretation is false for this property."
+        Watched("properties.allowBlobPublicAccess", default=False),
+        # Storage Accounts REST reference: "The default value is null, which is equivalent to true."
+        Watched("properties.allowSharedKeyAccess", default=True),
+        Watched("properties.networkAcls.defaultAction"),
+        Watched("properties.networkAcls.ipRules", default=[], as_set=True, item_key="value"),
     ),
-    T.CONTAINER_APP: ("properties.configuration.ingress.external",),
-    T.VIRTUAL_MACHINE: ("location", "identity.type", "properties.hardwareProfile.vmSize", "properties.priority"),
-    T.VM_SCALE_SET: ("location", "sku.name", "sku.capacity"),
+    T.CONTAINER_APP: (Watched("properties.configuration.ingress.external"),),
+    T.VIRTUAL_MACHINE: (
+        _LOCATION,
+        _NO_IDENTITY,
+        Watched("properties.hardwareProfile.vmSize"),
+        # Virtual Machines REST reference: priority is Regular, Low or Spot; without one the VM
+        # is a regular (pay-as-you-go) VM, as azurerm's default priority = "Regular" says.
+        Watched("properties.priority", default="Regular"),
+    ),
+    T.VM_SCALE_SET: (_LOCATION, Watched("sku.name"), Watched("sku.capacity", platform_moved=_aks_owned)),
 }
-WATCHED_TYPES = {t.lower(): paths for t, paths in WATCH.items()}
+WATCHED_TYPES = {t.lower(): watched for t, watched in WATCH.items()}
 # Types whose undeclared live instances are unmanaged AI resources.
 AI_TYPES = frozenset(
     t.lower()
@@ -106,6 +168,7 @@ SECURITY_PATHS = (
     "allowblobpublicaccess",
     "allowsharedkeyaccess",
     "defaultaction",
+    "iprules",
     "ingress.external",
     "enablenodepublicip",
     "isolationmode",
@@ -116,11 +179,11 @@ SECURITY_PATHS = (
 
 def canonical(value: Any) -> Any:
     """A value as drift compares it: strings case-folded (ARM enums, ids and regions are
-    case-insensitive, and regions lose their spaces), lists as sorted sets."""
+    case-insensitive, and regions lose their spaces); lists keep their order."""
     if isinstance(value, str):
         return normalize_location(value)
     if isinstance(value, list):
-        return sorted((canonical(v) for v in value), key=repr)
+        return [canonical(v) for v in value]
     if isinstance(value, dict):
         return {str(k).lower(): canonical(v) for k, v in value.items()}
     return value
@@ -135,23 +198,47 @@ class Change:
 
 def watched_changes(before: Resource, after: Resource, declared_only: bool) -> list[Change]:
     """Changes on the type's watch-list. With ``declared_only`` (IaC against live), a property
-    the IaC leaves unset or unknown is not drift: the platform's default is not a change."""
+    the IaC leaves unset or unknown is not drift, and neither is one its configuration did not
+    write (``Origin.configured``): a provider's default is not a declaration. An absent value
+    reads as the platform's default on either side, and a value the platform moves (an
+    autoscaled count) is never compared."""
+    configured = before.origin.configured if declared_only else None
     changes = []
-    for path in WATCHED_TYPES.get(after.type_key, ()):
+    for watched in WATCHED_TYPES.get(after.type_key, ()):
+        path = watched.path
+        if configured is not None and not _written(path.lower(), configured):
+            continue
         old, new = get_path(before.body, path), get_path(after.body, path)
         if isinstance(old, Unknown) or isinstance(new, Unknown) or (declared_only and old is None):
             continue
-        if path == "location" or path.endswith("Location"):
-            old, new = normalize_location(old), normalize_location(new)
-        if not same_value(old, new):
+        if watched.platform_moved is not None and (watched.platform_moved(before) or watched.platform_moved(after)):
+            continue
+        old, new = _or_default(old, watched), _or_default(new, watched)
+        if not same_value(old, new, watched):
             changes.append(Change(path, old, new))
     return changes
 
 
-def same_value(old: Any, new: Any) -> bool:
-    """Equal for drift: case-insensitive, lists as sets, and resource ids by type and name
-    (and resource group where both sides know it), since an IaC id carries placeholders for the
-    subscription or group the file does not know."""
+def _written(path: str, configured: frozenset[str]) -> bool:
+    """Whether a configuration that writes ``configured`` writes the watched ``path``: the path
+    itself, an object that holds it, or an item of it (a list written element by element)."""
+    if path in configured:
+        return True
+    parts = path.split(".")
+    if any(".".join(parts[:i]) in configured for i in range(1, len(parts))):
+        return True
+    return any(c.startswith((path + ".", path + "[")) for c in configured)
+
+
+def _or_default(value: Any, watched: Watched) -> Any:
+    """An absent value as the platform holds it: the property's default, where it has one."""
+    return watched.default if value is None else value
+
+
+def same_value(old: Any, new: Any, watched: Watched | None = None) -> bool:
+    """Equal for drift: case-insensitive; a set-like list (``watched.as_set``) in any order; and
+    resource ids by type and name (and resource group where both sides know it), since an IaC
+    id carries placeholders for the subscription or group the file does not know."""
     if (
         isinstance(old, str)
         and isinstance(new, str)
@@ -167,7 +254,17 @@ def same_value(old: Any, new: Any) -> bool:
                 and a.resource_type.lower() == b.resource_type.lower()
                 and str(a.name_chain).lower() == str(b.name_chain).lower()
             )
+    if watched is not None and watched.as_set and isinstance(old, list) and isinstance(new, list):
+        return _as_set(old, watched.item_key) == _as_set(new, watched.item_key)
     return bool(canonical(old) == canonical(new))
+
+
+def _as_set(items: list[Any], item_key: str | None) -> set[str]:
+    """A set-like list as ARM compares it: each item (or the field that identifies an object
+    item), canonical."""
+    return {
+        repr(canonical(get_path(item, item_key) if item_key and isinstance(item, dict) else item)) for item in items
+    }
 
 
 def is_security_path(path: str) -> bool:
@@ -255,3 +352,31 @@ def covered_groups(declared: Iterable[Resource], pairs: Iterable[tuple[Resource,
         if group:
             groups.add(group.lower())
     return groups
+
+
+def unread_by(gaps: Iterable[CoverageGap]) -> Callable[[Resource], bool]:
+    """Whether a declared resource lies where the live read failed, so that its absence says
+    nothing. A live gap names what it could not read (``scanner/sources/live/collect.py``): a
+    subscription's Resource Graph query (``/subscriptions/S``), a parent's children
+    (``{cluster id}/agentPools``, ``{workspace id}/computes``), a resource's diagnostic settings
+    or an environment version by id; each hides the ids under it, a placeholder segment of an
+    IaC id matching any. A gap that names no such scope (the subscription list, a management
+    group, a batch of subscriptions, the scan's time limit) may hide anything. A template gap
+    (a linked template not opened) hides nothing live."""
+    scopes: list[list[str]] = []
+    for gap in gaps:
+        if gap.kind != "live":
+            continue
+        parts = [p.lower() for p in gap.scope.split("?", 1)[0].split("/") if p]
+        if len(parts) < 2 or parts[0] != "subscriptions":
+            return lambda _resource: True
+        scopes.append(parts)
+
+    def unread(resource: Resource) -> bool:
+        parts = [p.lower() for p in resource.id.split("/") if p]
+        return any(
+            len(parts) >= len(scope) and all(a == b or is_placeholder(a) for a, b in zip(parts, scope, strict=False))
+            for scope in scopes
+        )
+
+    return unread

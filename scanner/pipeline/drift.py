@@ -15,12 +15,21 @@ other finding, so every report format carries them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scanner.drift.compare import AI_TYPES, DriftReport, covered_groups, drift_findings, match, watched_changes
+from scanner.drift.compare import (
+    AI_TYPES,
+    DriftReport,
+    covered_groups,
+    drift_findings,
+    match,
+    unread_by,
+    watched_changes,
+)
 from scanner.engine.checkapi import Check, DriftPair
 from scanner.engine.evaluate import evaluate
 from scanner.engine.results import Finding, ScanResult, sort_findings
@@ -37,6 +46,7 @@ from scanner.pipeline.run import (
 )
 from scanner.policy.gates import DRIFT_GATE
 from scanner.sources import load_inputs
+from scanner.sources.live.collect import READ_TYPES, collected_types
 from scanner.sources.snapshot import load_snapshot, save_inventory
 from scanner.sources.terraform.plan import read_resource_drift
 
@@ -116,7 +126,9 @@ def _iac_drift(
         policy.drift_checks,
         policy.options,
         findings,
-        complete=not result.coverage,
+        read_types=collected_types(policy.every_read) - READ_TYPES,
+        unread=unread_by(result.coverage),
+        warnings=result.warnings,
         iac_complete=iac_complete,
     )
     result.inputs.append({"path": current_label, "kind": "live", "resources": len(current)})
@@ -157,13 +169,23 @@ def _iac_to_live(
     drift_checks: list[Check],
     options: dict[str, dict[str, Any]],
     findings: list[Finding],
-    complete: bool,
+    read_types: frozenset[str],
+    unread: Callable[[Resource], bool],
+    warnings: list[str],
     iac_complete: bool = True,
 ) -> DriftReport:
-    """Declared against live. A live scope that could not be read hides missing resources; an IaC
-    file that could not be read (a linked template) hides what manages the unmanaged ones."""
-    pairs, missing, added = match(declared, live)
-    missing = [r for r in missing if not r.origin.condition]  # it may rightly not exist
+    """Declared against live. Only a type the live scan lists (``read_types``; per-resource
+    reads such as diagnostic settings are made for some resources only) can be missing: the
+    rest are not compared, named once in ``warnings``. A declared resource where the live read
+    failed (``unread``) is a coverage gap, not missing; an IaC file that could not be read (a
+    linked template) hides what manages the unmanaged ones."""
+    pairs, unmatched, added = match(declared, live)
+    unmatched = [r for r in unmatched if not r.origin.condition]  # it may rightly not exist
+    missing = [r for r in unmatched if r.type_key in read_types and not unread(r)]
+    not_compared = Counter(r.type for r in unmatched if r.type_key not in read_types)
+    if not_compared:
+        listed = ", ".join(f"{t} ({n})" for t, n in sorted(not_compared.items(), key=lambda i: i[0].lower()))
+        warnings.append(f"not compared with live, the live scan does not read these declared types: {listed}")
     groups = covered_groups(declared, pairs)
     unmanaged = [
         r
@@ -171,7 +193,7 @@ def _iac_to_live(
         if iac_complete and r.type_key in AI_TYPES and (parse_resource_id(r.id).resource_group or "").lower() in groups
     ]
     live_inventory, declared_inventory = Inventory(live), Inventory(declared)
-    report = DriftReport("iac", iac_label, live_label, added=unmanaged, removed=missing if complete else [])
+    report = DriftReport("iac", iac_label, live_label, added=unmanaged, removed=missing)
     for before, after in pairs:
         changes = watched_changes(before, after, declared_only=True)
         if changes:
@@ -179,9 +201,8 @@ def _iac_to_live(
             findings += drift_findings(drift_checks, DriftPair("iac", before, after), live_inventory, options)
     for resource in unmanaged:
         findings += drift_findings(drift_checks, DriftPair("iac", None, resource), live_inventory, options)
-    if complete:  # a scope the scan could not read is a coverage gap, not a missing resource
-        for resource in missing:
-            findings += drift_findings(drift_checks, DriftPair("iac", resource, None), declared_inventory, options)
+    for resource in missing:
+        findings += drift_findings(drift_checks, DriftPair("iac", resource, None), declared_inventory, options)
     return report
 
 
