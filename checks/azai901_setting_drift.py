@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from checks._common import DRIFT_HELP, IAC_DRIFT
-from scanner.drift.compare import WATCH, is_security_path, watched_changes
+from scanner.drift.compare import WATCH, is_security_path, unresolved_parent, watched_changes
 from scanner.engine.checkapi import CheckContext, Pillar, Remediation, Severity, Violation, rule
 from scanner.model.resources import Resource
 
@@ -36,15 +36,20 @@ def setting_drift(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     ## What fails
 
     A change on the type's watch-list: endpoint and serverless auth mode, public network access,
-    local auth and local accounts, network ACL defaults, AKS pool taints, mode, VM size and node
-    counts (min, max, fixed, autoscaling), compute-instance idle shutdown, cluster minimum
-    nodes, VM sizes and priorities, locations and identity types. A change that weakens
-    security (auth, network, taints, pool mode, identity) is **high**; the rest are medium.
+    local auth and local accounts, network ACL defaults and IP rules, AKS pool taints, mode, VM
+    size and node counts (min, max, fixed, autoscaling), compute-instance idle shutdown, cluster
+    minimum nodes, VM sizes and priorities, locations and identity types. A change that weakens
+    security (auth, network, taints, pool mode, identity) is **high**; the rest are medium. A
+    resource whose parent a plan cannot resolve (a module output it cannot follow) is matched
+    by type, name and resource group when exactly one live resource fits, and the finding says so.
 
     ## What passes
 
     Anything not on the watch-list, and noise: provisioning state, etags, timestamps, system
-    data, node counts the platform moves, and the case of ids, enums and locations.
+    data, the case of ids, enums and locations, the order of lists ARM treats as sets (taints,
+    IP rules), an autoscaled pool's node count and an AKS scale set's capacity (the autoscaler
+    moves them), and a value the IaC does not write, or writes as the platform's default, against
+    an absent live value (see docs/drift.md for each property's default).
 
     ## Undetermined when
 
@@ -61,11 +66,13 @@ def setting_drift(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     pair = ctx.drift
     if pair is None or pair.before is None or pair.after is None:
         return
+    matched = " (matched by type, name and resource group: the IaC does not resolve its parent)"
+    how = matched if unresolved_parent(pair.before) else ""
     for change in watched_changes(pair.before, pair.after, declared_only=pair.mode == "iac"):
         severity = Severity.HIGH if is_security_path(change.path) else None
         yield Violation(
             f"{resource.type.rsplit('/', 1)[-1]} '{resource.name}': {change.path} is {change.after!r} "
-            f"{_AFTER[pair.mode]}, {change.before!r} {_BEFORE[pair.mode]}",
+            f"{_AFTER[pair.mode]}, {change.before!r} {_BEFORE[pair.mode]}{how}",
             change.path,
             change.after,
             f"{change.before!r} ({_BEFORE[pair.mode]})",

@@ -290,18 +290,41 @@ def _key(resource: Resource) -> tuple[str, str]:
     return resource.type_key, resource.name.lower()
 
 
+def unresolved_parent(resource: Resource) -> bool:
+    """Whether the IaC could not name a parent of the resource (a plan's ``parent_id`` that is an
+    output of a module it cannot follow): its name then holds a placeholder segment."""
+    return any(is_placeholder(segment) for segment in resource.name.split("/")[:-1])
+
+
+def _leaf(resource: Resource) -> tuple[str, str]:
+    return resource.type_key, resource.name.rsplit("/", 1)[-1].lower()
+
+
 def match(
     base: Iterable[Resource], current: Iterable[Resource]
 ) -> tuple[list[tuple[Resource, Resource]], list[Resource], list[Resource]]:
-    """Pairs, base-only and current-only resources: by case-folded id, else by type and name."""
+    """Pairs, base-only and current-only resources: by case-folded id, else by type and name,
+    else, for a resource whose parent the IaC could not name, by type, its own name and resource
+    group, when exactly one resource fits (the finding then says how it was matched)."""
     current_list = [r for r in current if not r.origin.reference_only]
     by_id = {r.id.lower(): r for r in current_list}
     by_name = {_key(r): r for r in current_list}
+    by_leaf: dict[tuple[str, str], list[Resource]] = {}
+    for resource in current_list:
+        by_leaf.setdefault(_leaf(resource), []).append(resource)
     used: set[int] = set()
     pairs: list[tuple[Resource, Resource]] = []
     missing: list[Resource] = []
     for old in (r for r in base if not r.origin.reference_only):
         new = by_id.get(old.id.lower()) or by_name.get(_key(old))
+        if new is None and unresolved_parent(old):
+            group = parse_resource_id(old.id).resource_group
+            fits = [
+                r
+                for r in by_leaf.get(_leaf(old), [])
+                if group is None or is_placeholder(group) or parse_resource_id(r.id).resource_group == group
+            ]
+            new = fits[0] if len(fits) == 1 else None
         if new is None or id(new) in used:
             missing.append(old)
             continue
