@@ -76,15 +76,17 @@ class Document:
         ``vmsize`` where the model says ``vmSize``. A missing segment stops the walk at the
         deepest value that does exist, which is still the right place to point a reader at.
         """
-        offset, resolved = self._walk(_split_pointer(pointer), exact=True)
-        if tail and offset is not None:
+        tokens = _split_pointer(pointer)
+        offset, resolved = self._walk(tokens, exact=True)
+        if offset is None:
+            return Position(*self.line_column(0), "")
+        found = pointer if len(resolved) == len(tokens) else pointer_join("", *resolved)  # no re-escaping
+        if tail:
             tail_offset, tail_tokens = self._walk_from(offset, list(tail))
             if tail_tokens:
-                offset, resolved = tail_offset, resolved + tail_tokens
-        if offset is None:
-            offset, resolved = 0, []
+                offset, found = tail_offset, pointer_join(found, *tail_tokens)
         line, column = self.line_column(offset)
-        return Position(line, column, pointer_join("", *resolved))
+        return Position(line, column, found)
 
     def line_column(self, offset: int) -> tuple[int, int]:
         if self._line_starts is None:
