@@ -13,6 +13,15 @@ from scanner.model.resources import Resource, normalize_location
 from scanner.model.unknown import Unknown, UnknownValueError, known
 
 WAF_AI = "https://learn.microsoft.com/azure/well-architected/ai/"
+# Where the generated rule pages (docs/rules/) are published: each built-in rule's help_uri,
+# which SARIF viewers such as GitHub code scanning link as the rule's help.
+RULE_PAGES = "https://github.com/OWNER/azai/blob/main/docs/rules/"
+
+
+def rule_page(rule_id: str) -> str:
+    """The rule's own page, docs/rules/<id>.md, where its fix is shown as code."""
+    return f"{RULE_PAGES}{rule_id}.md"
+
 
 # Peer tools, as PeerRule.tool names them (docs/peers.md maps their rules to ours).
 CHECKOV = "Checkov"

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import APRL, AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, gpu_profile, has_tag, is_public, same_text
+from checks._common import (
+    APRL,
+    AZURE_POLICY,
+    CHECKOV,
+    PSRULE,
+    WAF_AI,
+    gpu_profile,
+    has_tag,
+    is_public,
+    rule_page,
+    same_text,
+)
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
@@ -37,8 +48,46 @@ from scanner.model.unknown import Unknown, known
             "az cognitiveservices account update -n NAME -g RG --custom-domain NAME --api-properties "
             "disableLocalAuth=true; az ml online-endpoint update -n EP --set auth_mode=aad_token"
         ),
+        terraform_code="""\
+            resource "azurerm_cognitive_account" "openai" {
+              # ...
+              local_auth_enabled = false
+            }
+
+            resource "azapi_resource" "endpoint" {
+              type      = "Microsoft.MachineLearningServices/workspaces/onlineEndpoints@2024-04-01"
+              parent_id = azurerm_machine_learning_workspace.ws.id
+              # ...
+              body = {
+                properties = {
+                  authMode = "AADToken"
+                }
+              }
+            }
+        """,
+        bicep_code="""\
+            resource openai 'Microsoft.CognitiveServices/accounts@2024-10-01' = {
+              // ...
+              properties: {
+                disableLocalAuth: true
+              }
+            }
+
+            resource endpoint 'Microsoft.MachineLearningServices/workspaces/onlineEndpoints@2024-04-01' = {
+              parent: workspace
+              // ...
+              properties: {
+                authMode: 'AADToken'
+              }
+            }
+        """,
+        cli_code="""\
+            az resource update --ids ACCOUNT_ID --set properties.disableLocalAuth=true
+            az ml online-endpoint update --name EP --resource-group RG --workspace-name WS --set auth_mode=aad_token
+        """,
+        guide=WAF_AI + "design-principles#security",
     ),
-    help_uri=WAF_AI + "design-principles#security",
+    help_uri=rule_page("AZAI-101"),
     options={
         "marker_tag": "workload",
         "marker_values": ["ai", "ml", "inference", "training"],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import APRL, CHECKOV, WAF_AI, cluster_name, pool_is_gpu, pool_mode
+from checks._common import APRL, CHECKOV, WAF_AI, cluster_name, pool_is_gpu, pool_mode, rule_page
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
@@ -33,8 +33,35 @@ ISOLATING_EFFECTS = ("noschedule", "noexecute")
         ),
         bicep="agentPools: properties: { mode: 'User', nodeTaints: [ 'sku=gpu:NoSchedule' ] }",
         cli="az aks nodepool add -g RG --cluster-name AKS -n gpu --mode User --node-taints sku=gpu:NoSchedule ...",
+        terraform_code="""\
+            resource "azurerm_kubernetes_cluster_node_pool" "gpu" {
+              name                  = "gpu"
+              kubernetes_cluster_id = azurerm_kubernetes_cluster.aks.id
+              vm_size               = "Standard_NC24ads_A100_v4"
+              mode                  = "User"
+              node_taints           = ["sku=gpu:NoSchedule"]
+            }
+        """,
+        bicep_code="""\
+            resource gpu 'Microsoft.ContainerService/managedClusters/agentPools@2024-09-01' = {
+              parent: aks
+              name: 'gpu'
+              properties: {
+                vmSize: 'Standard_NC24ads_A100_v4'
+                mode: 'User'
+                nodeTaints: [
+                  'sku=gpu:NoSchedule'
+                ]
+              }
+            }
+        """,
+        cli_code="""\
+            az aks nodepool add --resource-group RG --cluster-name AKS --name gpu \\
+              --node-vm-size Standard_NC24ads_A100_v4 --mode User --node-taints sku=gpu:NoSchedule
+        """,
+        guide=WAF_AI + "application-platform",
     ),
-    help_uri=WAF_AI + "application-platform",
+    help_uri=rule_page("AZAI-102"),
     peers=(
         PeerRule(
             CHECKOV,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import APRL, AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, same_text
+from checks._common import APRL, AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, rule_page, same_text
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.engine.setting_checks import require
 from scanner.model import azure_types as T
@@ -30,8 +30,26 @@ NETWORKING = WAF_AI + "design-principles#security"
         terraform="azurerm_machine_learning_workspace: public_network_access_enabled = false (and a private endpoint).",
         bicep="properties: { publicNetworkAccess: 'Disabled', allowPublicAccessWhenBehindVnet: false }",
         cli="az ml workspace update -n WS -g RG --public-network-access Disabled",
+        terraform_code="""\
+            resource "azurerm_machine_learning_workspace" "ws" {
+              # ...
+              public_network_access_enabled = false
+            }
+        """,
+        bicep_code="""\
+            resource workspace 'Microsoft.MachineLearningServices/workspaces@2024-04-01' = {
+              // ...
+              properties: {
+                publicNetworkAccess: 'Disabled'
+              }
+            }
+        """,
+        cli_code="""\
+            az ml workspace update --name WS --resource-group RG --public-network-access Disabled
+        """,
+        guide="https://learn.microsoft.com/azure/machine-learning/how-to-configure-private-link",
     ),
-    help_uri="https://learn.microsoft.com/azure/machine-learning/how-to-configure-private-link",
+    help_uri=rule_page("AZAI-103"),
     peers=(
         PeerRule(CHECKOV, "CKV_AZURE_144", "ML workspace public network access disabled; missing fails"),
         PeerRule(

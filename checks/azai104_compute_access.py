@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, every_gap, same_text
+from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, every_gap, rule_page, same_text
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource, get_path
@@ -30,8 +30,37 @@ from scanner.model.unknown import Unknown, known
         ),
         bicep="computes: properties: { disableLocalAuth: true, properties: { subnet: { id: subnet.id } } }",
         cli="az ml compute create ... --disable-local-auth true --vnet-name VNET --subnet SUBNET",
+        terraform_code="""\
+            resource "azurerm_machine_learning_compute_cluster" "train" {
+              # ...
+              local_auth_enabled = false
+              subnet_resource_id = azurerm_subnet.ml.id
+            }
+        """,
+        bicep_code="""\
+            resource train 'Microsoft.MachineLearningServices/workspaces/computes@2024-04-01' = {
+              parent: workspace
+              name: 'train'
+              location: location
+              properties: {
+                computeType: 'AmlCompute'
+                disableLocalAuth: true
+                properties: {
+                  vmSize: 'Standard_NC24ads_A100_v4'
+                  subnet: {
+                    id: subnet.id
+                  }
+                }
+              }
+            }
+        """,
+        cli_code="""\
+            az ml compute create --name train --type AmlCompute --size Standard_NC24ads_A100_v4 \\
+              --resource-group RG --workspace-name WS --vnet-name VNET --subnet SUBNET
+        """,
+        guide="https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet",
     ),
-    help_uri="https://learn.microsoft.com/azure/machine-learning/how-to-secure-training-vnet",
+    help_uri=rule_page("AZAI-104"),
     peers=(
         PeerRule(
             CHECKOV,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import AZURE_POLICY, CHECKOV, WAF_AI, same_text
+from checks._common import AZURE_POLICY, CHECKOV, WAF_AI, rule_page, same_text
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
@@ -29,8 +29,30 @@ from scanner.model.unknown import known
         ),
         bicep="properties: { managedNetwork: { isolationMode: 'AllowOnlyApprovedOutbound' } }",
         cli="az ml workspace update -n WS -g RG --managed-network allow_only_approved_outbound",
+        terraform_code="""\
+            resource "azurerm_machine_learning_workspace" "ws" {
+              # ...
+              managed_network {
+                isolation_mode = "AllowOnlyApprovedOutbound"
+              }
+            }
+        """,
+        bicep_code="""\
+            resource workspace 'Microsoft.MachineLearningServices/workspaces@2024-04-01' = {
+              // ...
+              properties: {
+                managedNetwork: {
+                  isolationMode: 'AllowOnlyApprovedOutbound'
+                }
+              }
+            }
+        """,
+        cli_code="""\
+            az ml workspace update --name WS --resource-group RG --managed-network allow_only_approved_outbound
+        """,
+        guide="https://learn.microsoft.com/azure/machine-learning/how-to-managed-network",
     ),
-    help_uri="https://learn.microsoft.com/azure/machine-learning/how-to-managed-network",
+    help_uri=rule_page("AZAI-105"),
     options={"require_approved_outbound": False},
     peers=(
         PeerRule(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, identity_kinds
+from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, identity_kinds, rule_page
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
@@ -27,8 +27,38 @@ from scanner.model.unknown import known
         terraform='identity { type = "UserAssigned" identity_ids = [azurerm_user_assigned_identity.ai.id] }',
         bicep="identity: { type: 'UserAssigned', userAssignedIdentities: { '${uami.id}': {} } }",
         cli="az cognitiveservices account identity assign -n NAME -g RG; az ml workspace update --system-assigned",
+        terraform_code="""\
+            resource "azurerm_user_assigned_identity" "ai" {
+              name                = "id-ai"
+              resource_group_name = azurerm_resource_group.rg.name
+              location            = azurerm_resource_group.rg.location
+            }
+
+            resource "azurerm_cognitive_account" "openai" {
+              # ...
+              identity {
+                type         = "UserAssigned"
+                identity_ids = [azurerm_user_assigned_identity.ai.id]
+              }
+            }
+        """,
+        bicep_code="""\
+            resource openai 'Microsoft.CognitiveServices/accounts@2024-10-01' = {
+              // ...
+              identity: {
+                type: 'UserAssigned'
+                userAssignedIdentities: {
+                  '${uami.id}': {}
+                }
+              }
+            }
+        """,
+        cli_code="""\
+            az cognitiveservices account identity assign --name NAME --resource-group RG
+        """,
+        guide="https://learn.microsoft.com/azure/machine-learning/how-to-identity-based-service-authentication",
     ),
-    help_uri="https://learn.microsoft.com/azure/machine-learning/how-to-identity-based-service-authentication",
+    help_uri=rule_page("AZAI-106"),
     options={"require_user_assigned": False},
     peers=(
         PeerRule(CHECKOV, "CKV_AZURE_238", "Cognitive Services account has a managed identity", "Also AML workspaces."),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import AZURE_POLICY, CHECKOV, WAF_AI, same_text
+from checks._common import AZURE_POLICY, CHECKOV, WAF_AI, rule_page, same_text
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
@@ -33,8 +33,46 @@ from scanner.model.unknown import known
             "account: properties: { encryption: { keySource: 'Microsoft.KeyVault', keyVaultProperties: {...} } }"
         ),
         cli="az ml workspace create ... --customer-managed-key KEY_URI (workspace encryption is set at creation)",
+        terraform_code="""\
+            resource "azurerm_machine_learning_workspace" "ws" {
+              # ...
+              encryption {
+                key_vault_id              = azurerm_key_vault.kv.id
+                key_id                    = azurerm_key_vault_key.cmk.id
+                user_assigned_identity_id = azurerm_user_assigned_identity.ai.id
+              }
+            }
+
+            resource "azurerm_cognitive_account" "openai" {
+              # ...
+              customer_managed_key {
+                key_vault_key_id   = azurerm_key_vault_key.cmk.id
+                identity_client_id = azurerm_user_assigned_identity.ai.client_id
+              }
+            }
+        """,
+        bicep_code="""\
+            resource openai 'Microsoft.CognitiveServices/accounts@2024-10-01' = {
+              // ...
+              properties: {
+                encryption: {
+                  keySource: 'Microsoft.KeyVault'
+                  keyVaultProperties: {
+                    keyVaultUri: vault.properties.vaultUri
+                    keyName: 'cmk'
+                    identityClientId: uami.properties.clientId
+                  }
+                }
+              }
+            }
+        """,
+        cli_code="""\
+            az ml workspace create --name WS --resource-group RG \\
+              --customer-managed-key https://KV.vault.azure.net/keys/cmk/VERSION
+        """,
+        guide="https://learn.microsoft.com/azure/machine-learning/concept-customer-managed-keys",
     ),
-    help_uri="https://learn.microsoft.com/azure/machine-learning/concept-customer-managed-keys",
+    help_uri=rule_page("AZAI-107"),
     options={"required": False},
     peers=(
         PeerRule(

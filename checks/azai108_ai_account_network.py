@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, network_open
+from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, network_open, rule_page
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
@@ -31,8 +31,69 @@ from scanner.model.resources import Resource
         "Microsoft.Network/privateEndpoints resource with privateLinkServiceId: account.id",
         cli="az cognitiveservices account update -n NAME -g RG --public-network-access Disabled; "
         "az network private-endpoint create ... --private-connection-resource-id ACCOUNT_ID --group-id account",
+        terraform_code="""\
+            resource "azurerm_cognitive_account" "openai" {
+              # ...
+              public_network_access_enabled = false
+              network_acls {
+                default_action = "Deny"
+              }
+            }
+
+            resource "azurerm_private_endpoint" "openai" {
+              name                = "pe-openai"
+              location            = azurerm_resource_group.rg.location
+              resource_group_name = azurerm_resource_group.rg.name
+              subnet_id           = azurerm_subnet.pe.id
+
+              private_service_connection {
+                name                           = "openai"
+                private_connection_resource_id = azurerm_cognitive_account.openai.id
+                subresource_names              = ["account"]
+                is_manual_connection           = false
+              }
+            }
+        """,
+        bicep_code="""\
+            resource openai 'Microsoft.CognitiveServices/accounts@2024-10-01' = {
+              // ...
+              properties: {
+                publicNetworkAccess: 'Disabled'
+                networkAcls: {
+                  defaultAction: 'Deny'
+                }
+              }
+            }
+
+            resource endpoint 'Microsoft.Network/privateEndpoints@2024-05-01' = {
+              name: 'pe-openai'
+              location: location
+              properties: {
+                subnet: {
+                  id: subnet.id
+                }
+                privateLinkServiceConnections: [
+                  {
+                    name: 'openai'
+                    properties: {
+                      privateLinkServiceId: openai.id
+                      groupIds: [
+                        'account'
+                      ]
+                    }
+                  }
+                ]
+              }
+            }
+        """,
+        cli_code="""\
+            az resource update --ids ACCOUNT_ID --set properties.publicNetworkAccess=Disabled
+            az network private-endpoint create --name pe-openai --resource-group RG --vnet-name VNET --subnet SUBNET \\
+              --private-connection-resource-id ACCOUNT_ID --group-id account --connection-name openai
+        """,
+        guide="https://learn.microsoft.com/azure/ai-services/cognitive-services-virtual-networks",
     ),
-    help_uri="https://learn.microsoft.com/azure/ai-services/cognitive-services-virtual-networks",
+    help_uri=rule_page("AZAI-108"),
     peers=(
         PeerRule(
             CHECKOV,

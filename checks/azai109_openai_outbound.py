@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import CHECKOV, WAF_AI, same_text
+from checks._common import CHECKOV, WAF_AI, rule_page, same_text
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.engine.setting_checks import require
 from scanner.model import azure_types as T
@@ -29,8 +29,31 @@ from scanner.model.unknown import known
         bicep="properties: { restrictOutboundNetworkAccess: true, allowedFqdnList: [ 'contoso.com' ] }",
         cli="az rest --method patch --url ACCOUNT_ID?api-version=2024-10-01 --body "
         '\'{"properties":{"restrictOutboundNetworkAccess":true,"allowedFqdnList":["contoso.com"]}}\'',
+        terraform_code="""\
+            resource "azurerm_cognitive_account" "openai" {
+              # ...
+              outbound_network_access_restricted = true
+              fqdns                              = ["contoso.com"]
+            }
+        """,
+        bicep_code="""\
+            resource openai 'Microsoft.CognitiveServices/accounts@2024-10-01' = {
+              // ...
+              properties: {
+                restrictOutboundNetworkAccess: true
+                allowedFqdnList: [
+                  'contoso.com'
+                ]
+              }
+            }
+        """,
+        cli_code="""\
+            az rest --method patch --url "https://management.azure.com/ACCOUNT_ID?api-version=2024-10-01" \\
+              --body '{"properties":{"restrictOutboundNetworkAccess":true,"allowedFqdnList":["contoso.com"]}}'
+        """,
+        guide="https://learn.microsoft.com/azure/ai-services/cognitive-services-data-loss-prevention",
     ),
-    help_uri="https://learn.microsoft.com/azure/ai-services/cognitive-services-data-loss-prevention",
+    help_uri=rule_page("AZAI-109"),
     peers=(
         PeerRule(
             CHECKOV,

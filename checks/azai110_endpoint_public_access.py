@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI
+from checks._common import WAF_AI, rule_page
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.engine.setting_checks import require
 from scanner.model import azure_types as T
@@ -27,8 +27,36 @@ from scanner.model.resources import Resource
         terraform='azapi_resource (onlineEndpoints): body = { properties = { publicNetworkAccess = "Disabled" } }',
         bicep="onlineEndpoints: properties: { publicNetworkAccess: 'Disabled' }",
         cli="az ml online-endpoint update -n EP --set public_network_access=disabled",
+        terraform_code="""\
+            resource "azapi_resource" "endpoint" {
+              type      = "Microsoft.MachineLearningServices/workspaces/onlineEndpoints@2024-04-01"
+              parent_id = azurerm_machine_learning_workspace.ws.id
+              # ...
+              body = {
+                properties = {
+                  authMode            = "AADToken"
+                  publicNetworkAccess = "Disabled"
+                }
+              }
+            }
+        """,
+        bicep_code="""\
+            resource endpoint 'Microsoft.MachineLearningServices/workspaces/onlineEndpoints@2024-04-01' = {
+              parent: workspace
+              // ...
+              properties: {
+                authMode: 'AADToken'
+                publicNetworkAccess: 'Disabled'
+              }
+            }
+        """,
+        cli_code="""\
+            az ml online-endpoint update --name EP --resource-group RG --workspace-name WS \\
+              --set public_network_access=disabled
+        """,
+        guide="https://learn.microsoft.com/azure/machine-learning/concept-secure-online-endpoint",
     ),
-    help_uri="https://learn.microsoft.com/azure/machine-learning/concept-secure-online-endpoint",
+    help_uri=rule_page("AZAI-110"),
 )
 def endpoint_public_access(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     """An AML managed online endpoint that accepts scoring requests from public networks.

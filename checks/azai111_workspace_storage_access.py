@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, every_gap, is_public, workspace_users
+from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, every_gap, is_public, rule_page, workspace_users
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.engine.setting_checks import forbid, require
 from scanner.model import azure_types as T
@@ -33,8 +33,42 @@ from scanner.model.unknown import known
         bicep="properties: { allowBlobPublicAccess: false, allowSharedKeyAccess: false } and the workspace's "
         "systemDatastoresAuthMode: 'identity'",
         cli="az storage account update -n ST -g RG --allow-blob-public-access false --allow-shared-key-access false",
+        terraform_code="""\
+            resource "azurerm_storage_account" "ml" {
+              # ...
+              allow_nested_items_to_be_public = false
+              shared_access_key_enabled       = false
+            }
+
+            resource "azurerm_machine_learning_workspace" "ws" {
+              # ...
+              storage_account_id = azurerm_storage_account.ml.id
+            }
+        """,
+        bicep_code="""\
+            resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' = {
+              // ...
+              properties: {
+                allowBlobPublicAccess: false
+                allowSharedKeyAccess: false
+              }
+            }
+
+            resource workspace 'Microsoft.MachineLearningServices/workspaces@2024-04-01' = {
+              // ...
+              properties: {
+                storageAccount: storage.id
+                systemDatastoresAuthMode: 'identity'
+              }
+            }
+        """,
+        cli_code="""\
+            az storage account update --name ST --resource-group RG \\
+              --allow-blob-public-access false --allow-shared-key-access false
+        """,
+        guide="https://learn.microsoft.com/azure/machine-learning/how-to-disable-local-auth-storage",
     ),
-    help_uri="https://learn.microsoft.com/azure/machine-learning/how-to-disable-local-auth-storage",
+    help_uri=rule_page("AZAI-111"),
     peers=(
         PeerRule(
             CHECKOV, "CKV2_AZURE_50", "Storage of a high-business-impact ML workspace disables public network access"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, every_gap, network_open, workspace_users
+from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, every_gap, network_open, rule_page, workspace_users
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
@@ -33,8 +33,42 @@ from scanner.model.unknown import known
         "{ publicNetworkAccess: 'Disabled', adminUserEnabled: false }",
         cli="az keyvault update -n KV --public-network-access Disabled; "
         "az acr update -n ACR --public-network-enabled false --admin-enabled false",
+        terraform_code="""\
+            resource "azurerm_key_vault" "kv" {
+              # ...
+              public_network_access_enabled = false
+            }
+
+            resource "azurerm_container_registry" "acr" {
+              # ...
+              sku                           = "Premium"
+              public_network_access_enabled = false
+              admin_enabled                 = false
+            }
+        """,
+        bicep_code="""\
+            resource vault 'Microsoft.KeyVault/vaults@2023-07-01' = {
+              // ...
+              properties: {
+                publicNetworkAccess: 'Disabled'
+              }
+            }
+
+            resource registry 'Microsoft.ContainerRegistry/registries@2023-07-01' = {
+              // ...
+              properties: {
+                publicNetworkAccess: 'Disabled'
+                adminUserEnabled: false
+              }
+            }
+        """,
+        cli_code="""\
+            az keyvault update --name KV --resource-group RG --public-network-access Disabled
+            az acr update --name ACR --resource-group RG --public-network-enabled false --admin-enabled false
+        """,
+        guide="https://learn.microsoft.com/azure/machine-learning/how-to-secure-workspace-vnet",
     ),
-    help_uri="https://learn.microsoft.com/azure/machine-learning/how-to-secure-workspace-vnet",
+    help_uri=rule_page("AZAI-112"),
     peers=(
         PeerRule(CHECKOV, "CKV_AZURE_137", "ACR admin account disabled"),
         PeerRule(PSRULE, "Azure.ACR.AdminUser", "Container registry admin user disabled (AZR-000005)"),

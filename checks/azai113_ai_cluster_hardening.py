@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, every_gap, pool_is_gpu
+from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, every_gap, pool_is_gpu, rule_page
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.engine.setting_checks import forbid, require
 from scanner.model import azure_types as T
@@ -34,8 +34,49 @@ from scanner.model.unknown import known
         bicep="properties: { aadProfile: { managed: true, enableAzureRBAC: true }, disableLocalAccounts: true, "
         "enableRBAC: true, networkProfile: { networkPolicy: 'azure' } } and enableNodePublicIP: false per pool",
         cli="az aks update -n AKS -g RG --enable-aad --enable-azure-rbac --disable-local-accounts",
+        terraform_code="""\
+            resource "azurerm_kubernetes_cluster" "aks" {
+              # ...
+              local_account_disabled = true
+
+              azure_active_directory_role_based_access_control {
+                azure_rbac_enabled = true
+              }
+
+              network_profile {
+                network_plugin = "azure"
+                network_policy = "azure"
+              }
+
+              default_node_pool {
+                # ...
+                node_public_ip_enabled = false
+              }
+            }
+        """,
+        bicep_code="""\
+            resource aks 'Microsoft.ContainerService/managedClusters@2024-09-01' = {
+              // ...
+              properties: {
+                enableRBAC: true
+                disableLocalAccounts: true
+                aadProfile: {
+                  managed: true
+                  enableAzureRBAC: true
+                }
+                networkProfile: {
+                  networkPlugin: 'azure'
+                  networkPolicy: 'azure'
+                }
+              }
+            }
+        """,
+        cli_code="""\
+            az aks update --name AKS --resource-group RG --enable-aad --enable-azure-rbac --disable-local-accounts
+        """,
+        guide="https://learn.microsoft.com/azure/aks/operator-best-practices-cluster-security",
     ),
-    help_uri="https://learn.microsoft.com/azure/aks/operator-best-practices-cluster-security",
+    help_uri=rule_page("AZAI-113"),
     peers=(
         PeerRule(CHECKOV, "CKV_AZURE_5", "RBAC is enabled on AKS clusters"),
         PeerRule(PSRULE, "Azure.AKS.UseRBAC", "AKS clusters use Kubernetes RBAC (AZR-000038)"),

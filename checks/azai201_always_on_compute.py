@@ -17,6 +17,7 @@ from checks._common import (
     parse_duration,
     pool_is_gpu,
     pool_mode,
+    rule_page,
     same_text,
 )
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
@@ -65,8 +66,74 @@ SCHEDULE_NOTE = (
             "--idle-time-before-shutdown-minutes 30; "
             "az aks nodepool update --enable-cluster-autoscaler --min-count 0 --max-count N"
         ),
+        terraform_code="""\
+            resource "azurerm_machine_learning_compute_cluster" "train" {
+              # ...
+              scale_settings {
+                min_node_count                       = 0
+                max_node_count                       = 4
+                scale_down_nodes_after_idle_duration = "PT5M"
+              }
+            }
+
+            resource "azurerm_kubernetes_cluster_node_pool" "gpu" {
+              # ...
+              auto_scaling_enabled = true
+              min_count            = 0
+              max_count            = 4
+            }
+
+            resource "azapi_update_resource" "notebook_idle_shutdown" {
+              type        = "Microsoft.MachineLearningServices/workspaces/computes@2024-10-01-preview"
+              resource_id = azurerm_machine_learning_compute_instance.notebook.id
+              body = {
+                properties = {
+                  properties = {
+                    idleTimeBeforeShutdown = "PT30M"
+                  }
+                }
+              }
+            }
+        """,
+        bicep_code="""\
+            resource train 'Microsoft.MachineLearningServices/workspaces/computes@2024-04-01' = {
+              parent: workspace
+              name: 'train'
+              location: location
+              properties: {
+                computeType: 'AmlCompute'
+                properties: {
+                  vmSize: 'Standard_NC24ads_A100_v4'
+                  scaleSettings: {
+                    minNodeCount: 0
+                    maxNodeCount: 4
+                    nodeIdleTimeBeforeScaleDown: 'PT5M'
+                  }
+                }
+              }
+            }
+
+            resource notebook 'Microsoft.MachineLearningServices/workspaces/computes@2024-10-01-preview' = {
+              parent: workspace
+              name: 'notebook'
+              location: location
+              properties: {
+                computeType: 'ComputeInstance'
+                properties: {
+                  vmSize: 'Standard_NC4as_T4_v3'
+                  idleTimeBeforeShutdown: 'PT30M'
+                }
+              }
+            }
+        """,
+        cli_code="""\
+            az ml compute update --name train --resource-group RG --workspace-name WS --min-instances 0
+            az aks nodepool update --resource-group RG --cluster-name AKS --name gpu \\
+              --enable-cluster-autoscaler --min-count 0 --max-count 4
+        """,
+        guide=WAF_AI + "design-principles#cost-optimization",
     ),
-    help_uri=WAF_AI + "design-principles#cost-optimization",
+    help_uri=rule_page("AZAI-201"),
     options={"max_idle_before_shutdown": "PT4H", "idle_below_percent": 10.0},
     peers=(
         PeerRule(

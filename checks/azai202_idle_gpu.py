@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from checks._common import ADVISOR, WAF_AI, compute_region, same_text
+from checks._common import ADVISOR, WAF_AI, compute_region, rule_page, same_text
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.needs import LiveRead
@@ -33,8 +33,38 @@ from scanner.model.unknown import Unknown, known
         cli=(
             "az vm deallocate -g RG -n VM; az vmss scale -g RG -n VMSS --new-capacity 0; az ml compute stop -n INSTANCE"
         ),
+        terraform_code="""\
+            resource "azurerm_machine_learning_compute_cluster" "train" {
+              # ...
+              scale_settings {
+                min_node_count                       = 0
+                max_node_count                       = 4
+                scale_down_nodes_after_idle_duration = "PT5M"
+              }
+            }
+
+            resource "azurerm_linux_virtual_machine_scale_set" "gpu" {
+              # ...
+              instances = 0
+            }
+        """,
+        bicep_code="""\
+            resource gpu 'Microsoft.Compute/virtualMachineScaleSets@2024-07-01' = {
+              // ...
+              sku: {
+                name: 'Standard_NC24ads_A100_v4'
+                capacity: 0
+              }
+            }
+        """,
+        cli_code="""\
+            az vm deallocate --resource-group RG --name VM
+            az vmss scale --resource-group RG --name VMSS --new-capacity 0
+            az ml compute stop --name INSTANCE --resource-group RG --workspace-name WS
+        """,
+        guide=WAF_AI + "design-principles#cost-optimization",
     ),
-    help_uri=WAF_AI + "design-principles#cost-optimization",
+    help_uri=rule_page("AZAI-202"),
     options={
         "max_average_percent": 10.0,
         "max_peak_percent": 30.0,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, gpu_profile, has_tag, known_list
+from checks._common import WAF_AI, gpu_profile, has_tag, known_list, rule_page
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
@@ -27,8 +27,33 @@ from scanner.model.resources import Resource
         "serves models, or remove the GPU workload_profile.",
         bicep="managedEnvironments: tags: { workload: 'ai' }, or drop the GPU entry from properties.workloadProfiles",
         cli="az containerapp env workload-profile delete -g RG -n ENV --workload-profile-name GPU",
+        terraform_code="""\
+            resource "azurerm_container_app_environment" "env" {
+              # ...
+              workload_profile {
+                name                  = "gpu"
+                workload_profile_type = "Consumption-GPU-NC8as-T4"
+              }
+
+              tags = {
+                workload = "ai"
+              }
+            }
+        """,
+        bicep_code="""\
+            resource env 'Microsoft.App/managedEnvironments@2024-03-01' = {
+              // ...
+              tags: {
+                workload: 'ai'
+              }
+            }
+        """,
+        cli_code="""\
+            az containerapp env workload-profile delete --resource-group RG --name ENV --workload-profile-name gpu
+        """,
+        guide="https://learn.microsoft.com/azure/container-apps/gpu-serverless-overview",
     ),
-    help_uri="https://learn.microsoft.com/azure/container-apps/gpu-serverless-overview",
+    help_uri=rule_page("AZAI-203"),
     options={"marker_tag": "workload", "marker_values": ["ai", "ml", "inference", "training"]},
 )
 def gpu_outside_ai(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:

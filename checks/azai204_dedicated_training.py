@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, has_tag, same_text
+from checks._common import WAF_AI, has_tag, rule_page, same_text
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
@@ -28,8 +28,33 @@ from scanner.model.unknown import known
         'interruptible = "false" when jobs cannot be interrupted)',
         bicep="computes (AmlCompute): properties: { properties: { vmPriority: 'LowPriority' } }",
         cli="az ml compute create --type AmlCompute --tier low_priority ...",
+        terraform_code="""\
+            resource "azurerm_machine_learning_compute_cluster" "train" {
+              # ...
+              vm_priority = "LowPriority"
+            }
+        """,
+        bicep_code="""\
+            resource train 'Microsoft.MachineLearningServices/workspaces/computes@2024-04-01' = {
+              parent: workspace
+              name: 'train'
+              location: location
+              properties: {
+                computeType: 'AmlCompute'
+                properties: {
+                  vmSize: 'Standard_NC24ads_A100_v4'
+                  vmPriority: 'LowPriority'
+                }
+              }
+            }
+        """,
+        cli_code="""\
+            az ml compute create --name train --type AmlCompute --size Standard_NC24ads_A100_v4 --tier low_priority \\
+              --resource-group RG --workspace-name WS
+        """,
+        guide="https://learn.microsoft.com/azure/machine-learning/how-to-use-low-priority-batch",
     ),
-    help_uri="https://learn.microsoft.com/azure/machine-learning/how-to-use-low-priority-batch",
+    help_uri=rule_page("AZAI-204"),
     options={"exempt_tag": "interruptible", "exempt_values": ["false", "no"]},
 )
 def dedicated_training(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, parse_duration, same_text
+from checks._common import WAF_AI, parse_duration, rule_page, same_text
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
@@ -31,8 +31,40 @@ PATH = "properties.properties.scaleSettings.nodeIdleTimeBeforeScaleDown"
         ),
         bicep="computes: properties: { properties: { scaleSettings: { nodeIdleTimeBeforeScaleDown: 'PT5M' } } }",
         cli="az ml compute update -n CLUSTER --idle-time-before-scale-down 300",
+        terraform_code="""\
+            resource "azurerm_machine_learning_compute_cluster" "train" {
+              # ...
+              scale_settings {
+                min_node_count                       = 0
+                max_node_count                       = 4
+                scale_down_nodes_after_idle_duration = "PT5M"
+              }
+            }
+        """,
+        bicep_code="""\
+            resource train 'Microsoft.MachineLearningServices/workspaces/computes@2024-04-01' = {
+              parent: workspace
+              name: 'train'
+              location: location
+              properties: {
+                computeType: 'AmlCompute'
+                properties: {
+                  vmSize: 'Standard_NC24ads_A100_v4'
+                  scaleSettings: {
+                    minNodeCount: 0
+                    maxNodeCount: 4
+                    nodeIdleTimeBeforeScaleDown: 'PT5M'
+                  }
+                }
+              }
+            }
+        """,
+        cli_code="""\
+            az ml compute update --name train --resource-group RG --workspace-name WS --idle-time-before-scale-down 300
+        """,
+        guide="https://learn.microsoft.com/azure/machine-learning/how-to-create-attach-compute-cluster",
     ),
-    help_uri="https://learn.microsoft.com/azure/machine-learning/how-to-create-attach-compute-cluster",
+    help_uri=rule_page("AZAI-205"),
     options={"max_scale_down_delay": "PT30M"},
 )
 def slow_scale_down(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:

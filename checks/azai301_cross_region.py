@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from checks._common import WAF_AI, comparable_region, compute_region, same_text
+from checks._common import WAF_AI, comparable_region, compute_region, rule_page, same_text
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
@@ -31,8 +31,43 @@ from scanner.model.unknown import Unknown, known
         ),
         bicep="Use one location parameter for the workspace, its storage account and computeLocation of every compute.",
         cli="Recreate the compute in the workspace's storage region: az ml compute create --location REGION ...",
+        terraform_code="""\
+            resource "azurerm_storage_account" "ml" {
+              # ...
+              location = var.location
+            }
+
+            resource "azurerm_machine_learning_workspace" "ws" {
+              # ...
+              location           = var.location
+              storage_account_id = azurerm_storage_account.ml.id
+            }
+
+            resource "azurerm_machine_learning_compute_cluster" "train" {
+              # ...
+              location = var.location
+            }
+        """,
+        bicep_code="""\
+            param location string = resourceGroup().location
+
+            resource train 'Microsoft.MachineLearningServices/workspaces/computes@2024-04-01' = {
+              parent: workspace
+              name: 'train'
+              location: location
+              properties: {
+                computeType: 'AmlCompute'
+                computeLocation: location
+              }
+            }
+        """,
+        cli_code="""\
+            az ml compute create --name train --type AmlCompute --size Standard_NC24ads_A100_v4 \\
+              --resource-group RG --workspace-name WS --location REGION
+        """,
+        guide=WAF_AI + "design-principles#performance-efficiency",
     ),
-    help_uri=WAF_AI + "design-principles#performance-efficiency",
+    help_uri=rule_page("AZAI-301"),
 )
 def cross_region(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     """An AML workspace whose data (its default storage account) is in another region than the

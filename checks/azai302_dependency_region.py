@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, comparable_region
+from checks._common import WAF_AI, comparable_region, rule_page
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
@@ -30,8 +30,34 @@ DEPENDENCIES = (("properties.containerRegistry", "container registry"), ("proper
         bicep="Use the workspace's location parameter for its registry and key vault.",
         cli="Create the registry and vault in the workspace's region and point the workspace at them "
         "(az ml workspace update --container-registry ID).",
+        terraform_code="""\
+            resource "azurerm_container_registry" "acr" {
+              # ...
+              location = azurerm_machine_learning_workspace.ws.location
+            }
+
+            resource "azurerm_key_vault" "kv" {
+              # ...
+              location = azurerm_machine_learning_workspace.ws.location
+            }
+        """,
+        bicep_code="""\
+            resource registry 'Microsoft.ContainerRegistry/registries@2023-07-01' = {
+              // ...
+              location: location
+            }
+
+            resource vault 'Microsoft.KeyVault/vaults@2023-07-01' = {
+              // ...
+              location: location
+            }
+        """,
+        cli_code="""\
+            az ml workspace update --name WS --resource-group RG --container-registry ACR_ID
+        """,
+        guide=WAF_AI + "design-principles#performance-efficiency",
     ),
-    help_uri=WAF_AI + "design-principles#performance-efficiency",
+    help_uri=rule_page("AZAI-302"),
 )
 def dependency_region(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     """An AML workspace whose container registry or key vault is in a different region from the

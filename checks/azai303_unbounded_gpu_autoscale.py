@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, cluster_name, known_number, pool_is_gpu
+from checks._common import WAF_AI, cluster_name, known_number, pool_is_gpu, rule_page
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
@@ -27,8 +27,32 @@ from scanner.model.unknown import known
         terraform="azurerm_kubernetes_cluster_node_pool: max_count = <the GPU quota you plan for>",
         bicep="agentPools: properties: { enableAutoScaling: true, minCount: 0, maxCount: 4 }",
         cli="az aks nodepool update --update-cluster-autoscaler --min-count 0 --max-count 4 ...",
+        terraform_code="""\
+            resource "azurerm_kubernetes_cluster_node_pool" "gpu" {
+              # ...
+              auto_scaling_enabled = true
+              min_count            = 0
+              max_count            = 4
+            }
+        """,
+        bicep_code="""\
+            resource gpu 'Microsoft.ContainerService/managedClusters/agentPools@2024-09-01' = {
+              parent: aks
+              name: 'gpu'
+              properties: {
+                enableAutoScaling: true
+                minCount: 0
+                maxCount: 4
+              }
+            }
+        """,
+        cli_code="""\
+            az aks nodepool update --resource-group RG --cluster-name AKS --name gpu \\
+              --update-cluster-autoscaler --min-count 0 --max-count 4
+        """,
+        guide="https://learn.microsoft.com/azure/aks/cluster-autoscaler",
     ),
-    help_uri="https://learn.microsoft.com/azure/aks/cluster-autoscaler",
+    help_uri=rule_page("AZAI-303"),
     options={"max_nodes": 20},
 )
 def unbounded_gpu_autoscale(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:

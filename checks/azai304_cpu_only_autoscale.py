@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from checks._common import WAF_AI
+from checks._common import WAF_AI, rule_page
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
@@ -34,8 +34,81 @@ RESOURCE_METRICS = {"cpuutilizationpercentage", "memoryutilizationpercentage"}
         "'GpuUtilizationPercentage'",
         cli='az monitor autoscale rule create --autoscale-name NAME --condition "RequestLatency_P99 > 300 avg 5m" '
         "--scale out 1",
+        terraform_code="""\
+            resource "azurerm_monitor_autoscale_setting" "deployment" {
+              # ...
+              profile {
+                name = "default"
+                capacity {
+                  default = 2
+                  minimum = 2
+                  maximum = 5
+                }
+                rule {
+                  metric_trigger {
+                    metric_name        = "RequestLatency_P99"
+                    metric_resource_id = azapi_resource.endpoint.id
+                    time_grain         = "PT1M"
+                    statistic          = "Average"
+                    time_window        = "PT5M"
+                    time_aggregation   = "Average"
+                    operator           = "GreaterThan"
+                    threshold          = 300
+                  }
+                  scale_action {
+                    direction = "Increase"
+                    type      = "ChangeCount"
+                    value     = "1"
+                    cooldown  = "PT5M"
+                  }
+                }
+              }
+            }
+        """,
+        bicep_code="""\
+            resource autoscale 'Microsoft.Insights/autoscalesettings@2022-10-01' = {
+              // ...
+              properties: {
+                profiles: [
+                  {
+                    name: 'default'
+                    capacity: {
+                      default: '2'
+                      minimum: '2'
+                      maximum: '5'
+                    }
+                    rules: [
+                      {
+                        metricTrigger: {
+                          metricName: 'RequestLatency_P99'
+                          metricResourceUri: endpoint.id
+                          timeGrain: 'PT1M'
+                          statistic: 'Average'
+                          timeWindow: 'PT5M'
+                          timeAggregation: 'Average'
+                          operator: 'GreaterThan'
+                          threshold: 300
+                        }
+                        scaleAction: {
+                          direction: 'Increase'
+                          type: 'ChangeCount'
+                          value: '1'
+                          cooldown: 'PT5M'
+                        }
+                      }
+                    ]
+                  }
+                ]
+              }
+            }
+        """,
+        cli_code="""\
+            az monitor autoscale rule create --resource-group RG --autoscale-name NAME \\
+              --source ENDPOINT_ID --condition "RequestLatency_P99 > 300 avg 5m" --scale out 1
+        """,
+        guide="https://learn.microsoft.com/azure/machine-learning/how-to-autoscale-endpoints",
     ),
-    help_uri="https://learn.microsoft.com/azure/machine-learning/how-to-autoscale-endpoints",
+    help_uri=rule_page("AZAI-304"),
 )
 def cpu_only_autoscale(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     """An autoscale setting for an AML online deployment whose rules all read CPU or memory,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, has_tag, known_number, same_text
+from checks._common import WAF_AI, has_tag, known_number, rule_page, same_text
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
@@ -29,8 +29,36 @@ from scanner.model.unknown import known
         bicep="deployments: sku: { capacity: 3 }, or properties: { scaleSettings: { scaleType: 'TargetUtilization', "
         "minInstances: 2, maxInstances: 5 } }",
         cli="az ml online-deployment update -n DEP -e EP --set instance_count=3",
+        terraform_code="""\
+            resource "azapi_resource" "blue" {
+              type      = "Microsoft.MachineLearningServices/workspaces/onlineEndpoints/deployments@2024-04-01"
+              parent_id = azapi_resource.endpoint.id
+              # ...
+              body = {
+                sku = {
+                  name     = "Default"
+                  capacity = 3
+                }
+              }
+            }
+        """,
+        bicep_code="""\
+            resource blue 'Microsoft.MachineLearningServices/workspaces/onlineEndpoints/deployments@2024-04-01' = {
+              parent: endpoint
+              // ...
+              sku: {
+                name: 'Default'
+                capacity: 3
+              }
+            }
+        """,
+        cli_code="""\
+            az ml online-deployment update --name blue --endpoint-name EP --resource-group RG --workspace-name WS \\
+              --set instance_count=3
+        """,
+        guide="https://learn.microsoft.com/azure/machine-learning/how-to-autoscale-endpoints",
     ),
-    help_uri="https://learn.microsoft.com/azure/machine-learning/how-to-autoscale-endpoints",
+    help_uri=rule_page("AZAI-401"),
     options={"production_tag": "environment", "production_values": ["prod", "production"]},
 )
 def single_instance_deployment(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import PSRULE, WAF_AI, cluster_name, pool_is_gpu
+from checks._common import PSRULE, WAF_AI, cluster_name, pool_is_gpu, rule_page
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource, normalize_location
@@ -69,8 +69,32 @@ ZONE_REGIONS = [
         "is offered)",
         bicep="agentPools: properties: { availabilityZones: [ '1', '2', '3' ] }",
         cli="az aks nodepool add ... --zones 1 2 3 (zones are fixed when a pool is created)",
+        terraform_code="""\
+            resource "azurerm_kubernetes_cluster_node_pool" "gpu" {
+              # ...
+              zones = ["1", "2", "3"]
+            }
+        """,
+        bicep_code="""\
+            resource gpu 'Microsoft.ContainerService/managedClusters/agentPools@2024-09-01' = {
+              parent: aks
+              name: 'gpu'
+              properties: {
+                availabilityZones: [
+                  '1'
+                  '2'
+                  '3'
+                ]
+              }
+            }
+        """,
+        cli_code="""\
+            az aks nodepool add --resource-group RG --cluster-name AKS --name gpuzonal \\
+              --node-vm-size Standard_NC24ads_A100_v4 --zones 1 2 3
+        """,
+        guide="https://learn.microsoft.com/azure/aks/availability-zones",
     ),
-    help_uri="https://learn.microsoft.com/azure/aks/availability-zones",
+    help_uri=rule_page("AZAI-402"),
     options={"zone_regions": ZONE_REGIONS},
     peers=(
         PeerRule(

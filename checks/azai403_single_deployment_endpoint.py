@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI
+from checks._common import WAF_AI, rule_page
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
@@ -29,8 +29,55 @@ from scanner.model.resources import Resource
         bicep="Two onlineEndpoints/deployments resources, and properties: { traffic: { blue: 90, green: 10 } }",
         cli="az ml online-deployment create -n green -e EP ...; az ml online-endpoint update -n EP --traffic "
         '"blue=90 green=10"',
+        terraform_code="""\
+            resource "azapi_resource" "green" {
+              type      = "Microsoft.MachineLearningServices/workspaces/onlineEndpoints/deployments@2024-04-01"
+              parent_id = azapi_resource.endpoint.id
+              name      = "green"
+              # ...
+            }
+
+            resource "azapi_update_resource" "traffic" {
+              type        = "Microsoft.MachineLearningServices/workspaces/onlineEndpoints@2024-04-01"
+              resource_id = azapi_resource.endpoint.id
+              body = {
+                properties = {
+                  traffic = {
+                    blue  = 90
+                    green = 10
+                  }
+                }
+              }
+              depends_on = [azapi_resource.green]
+            }
+        """,
+        bicep_code="""\
+            resource green 'Microsoft.MachineLearningServices/workspaces/onlineEndpoints/deployments@2024-04-01' = {
+              parent: endpoint
+              name: 'green'
+              // ...
+            }
+
+            resource endpoint 'Microsoft.MachineLearningServices/workspaces/onlineEndpoints@2024-04-01' = {
+              parent: workspace
+              // ...
+              properties: {
+                authMode: 'AADToken'
+                traffic: {
+                  blue: 90
+                  green: 10
+                }
+              }
+            }
+        """,
+        cli_code="""\
+            az ml online-deployment create --name green --endpoint-name EP --resource-group RG --workspace-name WS \\
+              --file green.yml
+            az ml online-endpoint update --name EP --resource-group RG --workspace-name WS --traffic "blue=90 green=10"
+        """,
+        guide="https://learn.microsoft.com/azure/machine-learning/how-to-safely-rollout-online-endpoints",
     ),
-    help_uri="https://learn.microsoft.com/azure/machine-learning/how-to-safely-rollout-online-endpoints",
+    help_uri=rule_page("AZAI-403"),
 )
 def single_deployment_endpoint(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     """An AML online endpoint with fewer than two deployments, so every model update replaces the

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import AZURE_POLICY, WAF_AI, same_text
+from checks._common import AZURE_POLICY, WAF_AI, rule_page, same_text
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.needs import LiveRead
@@ -34,8 +34,39 @@ from scanner.model.unknown import known
         "{ workspaceId: logs.id, logs: [ { categoryGroup: 'allLogs', enabled: true } ] }",
         cli="az monitor diagnostic-settings create --resource ID -n to-logs --workspace LOGS_ID "
         '--logs \'[{"categoryGroup":"allLogs","enabled":true}]\'',
+        terraform_code="""\
+            resource "azurerm_monitor_diagnostic_setting" "ws" {
+              name                       = "to-logs"
+              target_resource_id         = azurerm_machine_learning_workspace.ws.id
+              log_analytics_workspace_id = azurerm_log_analytics_workspace.logs.id
+
+              enabled_log {
+                category_group = "allLogs"
+              }
+            }
+        """,
+        bicep_code="""\
+            resource diagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+              name: 'to-logs'
+              scope: workspace
+              properties: {
+                workspaceId: logs.id
+                logs: [
+                  {
+                    categoryGroup: 'allLogs'
+                    enabled: true
+                  }
+                ]
+              }
+            }
+        """,
+        cli_code="""\
+            az monitor diagnostic-settings create --name to-logs --resource RESOURCE_ID --workspace LOGS_ID \\
+              --logs '[{"categoryGroup":"allLogs","enabled":true}]'
+        """,
+        guide="https://learn.microsoft.com/azure/ai-services/openai/how-to/monitor-openai",
     ),
-    help_uri="https://learn.microsoft.com/azure/ai-services/openai/how-to/monitor-openai",
+    help_uri=rule_page("AZAI-501"),
     peers=(
         PeerRule(
             AZURE_POLICY,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import AZURE_POLICY, WAF_AI, same_text
+from checks._common import AZURE_POLICY, WAF_AI, rule_page, same_text
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
@@ -29,8 +29,33 @@ PATH = "properties.properties.osImageMetadata.isLatestOsImageVersion"
         terraform="Recreate the instance (terraform apply -replace=<address>) to get the latest image.",
         bicep="Redeploy the compute instance (delete, then deploy) to get the latest image.",
         cli="az ml compute delete -n INSTANCE; az ml compute create -n INSTANCE --type ComputeInstance ...",
+        terraform_code="""\
+            # a compute instance takes the latest image only when it is created again:
+            #   terraform apply -replace=azurerm_machine_learning_compute_instance.notebook
+            resource "azurerm_machine_learning_compute_instance" "notebook" {
+              # ...
+            }
+        """,
+        bicep_code="""\
+            // a compute instance takes the latest image only when it is created again:
+            // delete it, then deploy the template
+            resource notebook 'Microsoft.MachineLearningServices/workspaces/computes@2024-04-01' = {
+              parent: workspace
+              name: 'notebook'
+              location: location
+              properties: {
+                computeType: 'ComputeInstance'
+              }
+            }
+        """,
+        cli_code="""\
+            az ml compute delete --name INSTANCE --resource-group RG --workspace-name WS --yes
+            az ml compute create --name INSTANCE --type ComputeInstance --size Standard_NC4as_T4_v3 \\
+              --resource-group RG --workspace-name WS
+        """,
+        guide="https://learn.microsoft.com/azure/machine-learning/concept-vulnerability-management",
     ),
-    help_uri="https://learn.microsoft.com/azure/machine-learning/concept-vulnerability-management",
+    help_uri=rule_page("AZAI-502"),
     sources=("live",),
     peers=(
         PeerRule(

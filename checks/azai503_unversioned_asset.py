@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from checks._common import WAF_AI, every_gap
+from checks._common import WAF_AI, every_gap, rule_page
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.needs import LiveRead
@@ -39,8 +39,39 @@ REFERENCES = ("properties.model", "properties.environmentId")  # what a deployme
         "'myacr.azurecr.io/serve:1.4.2' } (or an @sha256 digest)",
         cli="az ml online-deployment create -f deployment.yml (with model: azureml:my-model:3); "
         "az ml environment create --image myacr.azurecr.io/serve:1.4.2 ...",
+        terraform_code="""\
+            resource "azapi_resource" "blue" {
+              type      = "Microsoft.MachineLearningServices/workspaces/onlineEndpoints/deployments@2024-04-01"
+              parent_id = azapi_resource.endpoint.id
+              # ...
+              body = {
+                properties = {
+                  endpointComputeType = "Managed"
+                  model               = "azureml:my-model:3"
+                  environmentId       = "azureml:my-env:7"
+                }
+              }
+            }
+        """,
+        bicep_code="""\
+            resource blue 'Microsoft.MachineLearningServices/workspaces/onlineEndpoints/deployments@2024-04-01' = {
+              parent: endpoint
+              // ...
+              properties: {
+                endpointComputeType: 'Managed'
+                model: '${workspace.id}/models/my-model/versions/3'
+                environmentId: '${workspace.id}/environments/my-env/versions/7'
+              }
+            }
+        """,
+        cli_code="""\
+            az ml environment create --name my-env --version 7 --image myacr.azurecr.io/serve:1.4.2 \\
+              --resource-group RG --workspace-name WS
+            az ml online-deployment create --file deployment.yml --resource-group RG --workspace-name WS
+        """,
+        guide="https://learn.microsoft.com/azure/machine-learning/concept-endpoints-online",
     ),
-    help_uri="https://learn.microsoft.com/azure/machine-learning/concept-endpoints-online",
+    help_uri=rule_page("AZAI-503"),
 )
 def unversioned_asset(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     """An online deployment whose model or environment floats, or an environment whose container

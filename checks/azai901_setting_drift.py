@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import DRIFT_HELP, IAC_DRIFT
+from checks._common import DRIFT_HELP, IAC_DRIFT, rule_page
 from scanner.drift.compare import WATCH, is_security_path, unresolved_parent, watched_changes
 from scanner.engine.checkapi import CheckContext, Pillar, Remediation, Severity, Violation, rule
 from scanner.model.resources import Resource
@@ -25,8 +25,30 @@ _AFTER = {"snapshot": "now", "iac": "live", "terraform": "in Azure"}
         terraform="Re-apply the plan to restore the declared value, or change the .tf file and review it.",
         bicep="Redeploy the template, or change the template and review it.",
         cli="Restore the setting with the resource's update command, then fix whoever changed it out of band.",
+        terraform_code="""\
+            # see what changed outside Terraform, then apply the plan to restore the declared value:
+            #   terraform plan -refresh-only
+            #   terraform apply
+            resource "azurerm_machine_learning_workspace" "ws" {
+              # ...
+              public_network_access_enabled = false
+            }
+        """,
+        bicep_code="""\
+            // redeploy the template to restore the declared value
+            resource workspace 'Microsoft.MachineLearningServices/workspaces@2024-04-01' = {
+              // ...
+              properties: {
+                publicNetworkAccess: 'Disabled'
+              }
+            }
+        """,
+        cli_code="""\
+            az deployment group create --resource-group RG --template-file main.bicep
+        """,
+        guide=DRIFT_HELP,
     ),
-    help_uri=DRIFT_HELP,
+    help_uri=rule_page("AZAI-901"),
     sources=("drift",),
 )
 def setting_drift(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import DRIFT_HELP, IAC_DRIFT
+from checks._common import DRIFT_HELP, IAC_DRIFT, rule_page
 from scanner.drift.compare import AI_TYPES
 from scanner.engine.checkapi import CheckContext, Pillar, Remediation, Severity, Violation, rule
 from scanner.model.azure_types import canonical_type
@@ -23,8 +23,30 @@ from scanner.model.resources import Resource
         terraform="Import it (an import block, or terraform import) and declare it, or delete it.",
         bicep="Add it to the template, or delete it.",
         cli="Delete it if nobody owns it (az aks nodepool delete, az ml compute delete, az ml online-endpoint delete).",
+        terraform_code="""\
+            import {
+              to = azurerm_kubernetes_cluster_node_pool.gpu
+              id = "${var.aks_cluster_id}/agentPools/gpu" # the pool's ARM id; Terraform 1.6+ accepts variables here
+            }
+
+            resource "azurerm_kubernetes_cluster_node_pool" "gpu" {
+              # ...
+            }
+        """,
+        bicep_code="""\
+            // declare the resource in the template that owns its parent
+            resource gpu 'Microsoft.ContainerService/managedClusters/agentPools@2024-09-01' = {
+              parent: aks
+              name: 'gpu'
+              // ...
+            }
+        """,
+        cli_code="""\
+            az aks nodepool delete --resource-group RG --cluster-name AKS --name gpu
+        """,
+        guide=DRIFT_HELP,
     ),
-    help_uri=DRIFT_HELP,
+    help_uri=rule_page("AZAI-902"),
     sources=("drift",),
 )
 def unmanaged_resource(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import DRIFT_HELP, IAC_DRIFT
+from checks._common import DRIFT_HELP, IAC_DRIFT, rule_page
 from scanner.drift.compare import WATCH
 from scanner.engine.checkapi import CheckContext, Pillar, Remediation, Severity, Violation, rule
 from scanner.model.resources import Resource
@@ -22,8 +22,30 @@ from scanner.model.resources import Resource
         terraform="terraform apply to recreate it, or remove it from the configuration if it is gone for good.",
         bicep="Redeploy the template, or remove the resource from it.",
         cli="Find who deleted it in the activity log: az monitor activity-log list --resource-id ID.",
+        terraform_code="""\
+            # terraform apply recreates a declared resource that was deleted; to let it go, remove it from
+            # the state without destroying anything:
+            removed {
+              from = azurerm_machine_learning_compute_cluster.train
+              lifecycle {
+                destroy = false
+              }
+            }
+        """,
+        bicep_code="""\
+            // redeploy the template to recreate the resource, or remove its declaration
+            resource train 'Microsoft.MachineLearningServices/workspaces/computes@2024-04-01' = {
+              parent: workspace
+              name: 'train'
+              // ...
+            }
+        """,
+        cli_code="""\
+            az monitor activity-log list --resource-id RESOURCE_ID --offset 7d
+        """,
+        guide=DRIFT_HELP,
     ),
-    help_uri=DRIFT_HELP,
+    help_uri=rule_page("AZAI-903"),
     sources=("drift",),
 )
 def missing_resource(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:

@@ -1,4 +1,10 @@
-"""A self-contained HTML report: waste charts by rule and by resource group, and the findings.
+"""A self-contained HTML report for a manager, in the order one reads it: what was scanned,
+when, by which version, and whether the gate passed and why; then the counts by severity; then
+the findings, most severe first; then the monthly waste, with its charts.
+
+The waste total counts each resource once, at its largest estimate, while the by-rule chart
+gives each rule's own view, so its bars can add up to more than the total: the page says so,
+with both sums, beside the numbers (docs/cost.md gives the method).
 
 No script, no CDN, no font or image fetched: inline CSS and inline SVG only, so the file opens
 the same offline, in a CI artifact viewer, or attached to an email.
@@ -6,10 +12,13 @@ the same offline, in a CI artifact viewer, or attached to an email.
 
 from __future__ import annotations
 
+import datetime as dt
+
+from reports.common import severity_counts
 from reports.escaping import html_text
 from scanner import __version__
 from scanner.cost.summary import CostSummary, owner_of, summarize
-from scanner.engine.results import ScanResult
+from scanner.engine.results import ScanResult, sort_findings
 from scanner.model.pricing import BASIS
 
 BAR_COLOUR = "#2f6fdb"
@@ -24,6 +33,8 @@ th, td { border: 1px solid #d0d7de; padding: 4px 8px; text-align: left; }
 th { background: #f6f8fa; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .critical { color: #b3261e; font-weight: 600; } .high { color: #c2410c; }
 .medium { color: #a16207; } .low { color: #1d4ed8; }
+.gate { font-size: 20px; font-weight: 700; padding: 8px 12px; display: inline-block; border-radius: 4px; }
+.fail { background: #fde8e7; color: #b3261e; } .pass { background: #e6f4ea; color: #1e6b34; }
 """
 
 
@@ -53,13 +64,16 @@ def _bar_chart(title: str, data: dict[str, float], chart_id: str) -> str:
     return "".join(parts)
 
 
+def _money(value: float) -> str:
+    return f"${value:,.2f}"
+
+
 def _table(result: ScanResult, summary: CostSummary) -> str:
+    """Every finding, most severe first (then rule, file and resource), whatever it costs."""
     rows = []
-    for f in sorted(
-        result.findings, key=lambda f: (-(f.cost.monthly_usd or 0) if f.cost else 0, -f.severity, f.check.id)
-    ):
+    for f in sort_findings(result.findings):
         cost = f.cost
-        money = f"${cost.monthly_usd:,.2f}" if cost and cost.monthly_usd is not None else ("unknown" if cost else "")
+        money = _money(cost.monthly_usd) if cost and cost.monthly_usd is not None else ("unknown" if cost else "")
         why = html_text(
             cost.basis if cost and cost.monthly_usd is not None else (cost.unknown_reason or "") if cost else ""
         )
@@ -72,6 +86,85 @@ def _table(result: ScanResult, summary: CostSummary) -> str:
     columns = ("severity", "rule", "resource", "owner", "finding", "monthly", "basis")
     head = "<tr>" + "".join(f"<th>{c}</th>" for c in columns) + "</tr>"
     return f'<table id="findings">{head}{"".join(rows)}</table>'
+
+
+def _gate(result: ScanResult) -> str:
+    """Pass or fail, and why: the threshold and how many findings reach it."""
+    failing = result.failing()
+    if result.fail_on is None:
+        verdict, why = "pass", "no gate (--fail-on none): no finding fails the run"
+    elif failing:
+        verdict = "fail"
+        why = (
+            f"{len(failing)} finding(s) at or above {result.fail_on.label} (--fail-on {result.fail_on.label}), "
+            "not suppressed" + (" and new since the baseline" if result.baseline_used else "")
+        )
+    else:
+        verdict, why = "pass", f"no unsuppressed finding at or above {result.fail_on.label}"
+    incomplete = f"; incomplete: {len(result.coverage)} scope(s) not scanned" if result.coverage else ""
+    return f"<p id='gate'><span class='gate {verdict}'>{verdict.upper()}</span> {html_text(why + incomplete)}</p>"
+
+
+def _scope(result: ScanResult, generated: dt.datetime) -> str:
+    """What was scanned (each input, live subscriptions included), when, and by which version."""
+    inputs = "".join(
+        f"<li>{html_text(str(i['path']))} ({html_text(str(i['kind']))}, {i['resources']} resources)</li>"
+        for i in result.inputs
+    )
+    return (
+        f"<p id='scope' class='note'>{generated:%Y-%m-%d %H:%M} UTC · azai {__version__} · "
+        f"{result.resources_scanned} resources in {len(result.inputs)} input(s)</p><ul>{inputs}</ul>"
+    )
+
+
+def _counts(result: ScanResult) -> str:
+    """Findings by severity (suppressed ones apart), and what could not be decided."""
+    active = [f for f in result.findings if f.suppression is None]
+    cells = "".join(
+        f'<tr><td class="{label}">{label}</td><td class="num">{count}</td></tr>'
+        for label, count in severity_counts(result, active).items()
+    )
+    extra = (
+        f"<p class='note'>{len(result.findings) - len(active)} suppressed finding(s) not counted; "
+        f"{len(result.undetermined)} check(s) undetermined (a deciding value is unknown before deploy).</p>"
+    )
+    head = "<tr><th>severity</th><th>findings</th></tr>"
+    return f"<h2>Findings by severity</h2><table id='counts'>{head}{cells}</table>{extra}"
+
+
+def _waste(summary: CostSummary) -> str:
+    """The total, the charts, and why the by-rule bars may add up to more than the total."""
+    added = (
+        f"<p>The scanned plans add <strong>{_money(summary.added_by_plans_usd)}</strong> a month "
+        "of always-on AI compute.</p>"
+        if summary.added_by_plans_usd
+        else ""
+    )
+    unknown = (
+        f"<p class='note'>Cost unknown for {len(summary.unknown)} finding(s) (no price for their size or region); "
+        "they are not counted as $0.</p>"
+        if summary.unknown
+        else ""
+    )
+    by_rule = sum(summary.by_rule.values())
+    total = summary.total_monthly_usd
+    agree = (
+        f"<p id='dedup' class='note'>The total counts each resource once, at its largest estimate: a resource that "
+        "several rules flag, or that several inputs declare (a plan and a template of one deployment), is one cost. "
+        f"The resource-group bars add up to the total ({_money(total)}). The rule bars give each rule its own view, "
+        f"every finding counted, and add up to {_money(by_rule)}"
+        + (f", {_money(by_rule - total)} more than the total." if round(by_rule - total, 2) > 0 else ".")
+        + "</p>"
+    )
+    rules = _bar_chart("Waste by rule, each rule its own view (USD / month)", summary.by_rule, "by-rule")
+    groups = _bar_chart(
+        "Waste by resource group, adding up to the total (USD / month)", summary.by_resource_group, "by-group"
+    )
+    return (
+        f"<h2>Estimated waste</h2><div class='total'>{_money(total)} / month</div>{added}{unknown}"
+        f"<p class='note'>{html_text(BASIS)}. Every figure in the findings shows what was multiplied.</p>{agree}"
+        f"<div class='charts'>{rules}{groups}</div>"
+    )
 
 
 def _coverage(result: ScanResult) -> str:
@@ -88,28 +181,13 @@ def _coverage(result: ScanResult) -> str:
     )
 
 
-def render(result: ScanResult) -> bytes:
+def render(result: ScanResult, generated: dt.datetime | None = None) -> bytes:
+    """The page; ``generated`` (default now, UTC) is the date it shows."""
     summary = summarize(result)
-    added = (
-        f"<p>The scanned plans add <strong>${summary.added_by_plans_usd:,.2f}</strong> a month "
-        "of always-on AI compute.</p>"
-        if summary.added_by_plans_usd
-        else ""
-    )
-    unknown = (
-        f"<p class='note'>Cost unknown for {len(summary.unknown)} finding(s) (no price for their size or region); "
-        "they are not counted as $0.</p>"
-        if summary.unknown
-        else ""
-    )
+    when = generated or dt.datetime.now(dt.UTC)
     body = (
-        f"<h1>azai report</h1><p class='note'>azai {__version__} · {result.resources_scanned} resources · "
-        f"{len(result.findings)} findings · {len(result.undetermined)} undetermined</p>"
-        f"<h2>Estimated waste</h2><div class='total'>${summary.total_monthly_usd:,.2f} / month</div>{added}{unknown}"
-        f"<p class='note'>{html_text(BASIS)}. Every figure below shows what was multiplied.</p>"
-        f"<div class='charts'>{_bar_chart('Waste by rule (USD / month)', summary.by_rule, 'by-rule')}"
-        f"{_bar_chart('Waste by resource group (USD / month)', summary.by_resource_group, 'by-group')}</div>"
-        f"<h2>Findings</h2>{_table(result, summary)}{_coverage(result)}"
+        f"<h1>azai report</h1>{_scope(result, when)}{_gate(result)}{_coverage(result)}{_counts(result)}"
+        f"<h2>Findings</h2>{_table(result, summary)}{_waste(summary)}"
     )
     document = (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>azai report</title>'

@@ -1,13 +1,21 @@
 """Markdown for pull-request comments and ``$GITHUB_STEP_SUMMARY``.
 
-Counts first (by severity and by pillar), then the findings grouped by rule, each rule with its
-resources in a table and the why-and-how-to-fix folded away in ``<details>``, then what could not
-be decided and what was accepted. GitHub renders it as is; so do Azure DevOps and GitLab.
+Counts first (by severity and by pillar), then the findings grouped by rule, the rules with the
+most severe findings first, each rule with its resources in a table and the why-and-how-to-fix
+folded away in ``<details>``, then what could not be decided and what was accepted. GitHub
+renders it as is; so do Azure DevOps and GitLab.
+
+Hosts cap what they show: a GitHub PR comment holds 65,536 characters and a step summary 1 MiB
+(a larger one aborts the step). ``render`` keeps a report within ``max_bytes``: over it, the
+counts stay, then the most severe findings that fit, and a last line says what was left out
+and where the full report is. A byte bound is also a character bound, as no character takes
+fewer than one byte.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 
 from reports.common import place_text, severity_counts
 from reports.escaping import markdown_code, markdown_text
@@ -15,9 +23,12 @@ from scanner import __version__
 from scanner.cost.summary import CostSummary, summarize
 from scanner.drift.compare import DriftReport
 from scanner.engine.checkapi import Check, Pillar, Severity
-from scanner.engine.results import Finding, ScanResult, Undetermined
+from scanner.engine.results import Finding, ScanResult, Undetermined, sort_findings
 from scanner.model.pricing import BASIS
 from scanner.model.resources import CoverageGap
+
+DEFAULT_MAX_BYTES = 65_536  # a GitHub pull-request comment holds 65,536 characters
+MIN_MAX_BYTES = 4_096  # room for the counts and the last line, whatever the scan found
 
 _ICON = {Severity.CRITICAL: "🔴", Severity.HIGH: "🟠", Severity.MEDIUM: "🟡", Severity.LOW: "🔵"}
 
@@ -124,14 +135,13 @@ def _header(result: ScanResult, active: list[Finding]) -> list[str]:
     return lines
 
 
-def _findings_section(result: ScanResult, active: list[Finding]) -> list[str]:
-    """One section per rule that found something, in the order the rules ran."""
-    lines: list[str] = []
-    for check in result.checks:
-        group = [f for f in active if f.check.id == check.id]
-        if group:
-            lines += _rule_section(check, group)
-    return lines
+def _findings_section(result: ScanResult, shown: list[Finding]) -> list[str]:
+    """One section per rule that found something: the rules with the most severe findings first
+    (in the order the rules ran within a severity), so a critical finding never sits below a
+    medium one, and a cut report keeps the sections a reviewer must read."""
+    groups = [(check, [f for f in shown if f.check.id == check.id]) for check in result.checks]
+    ranked = sorted(((c, g) for c, g in groups if g), key=lambda cg: -max(f.severity for f in cg[1]))
+    return [line for check, group in ranked for line in _rule_section(check, group)]
 
 
 def _undetermined_section(undetermined: list[Undetermined]) -> list[str]:
@@ -226,17 +236,78 @@ def _warnings_section(warnings: list[str]) -> list[str]:
     return ["### Warnings", ""] + [f"- {markdown_text(w)}" for w in warnings] + [""]
 
 
-def render(result: ScanResult) -> bytes:
+def _document(lines: list[str]) -> bytes:
+    return ("\n".join(lines).rstrip() + "\n").encode("utf-8")
+
+
+def render(result: ScanResult, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[bytes, list[str]]:
+    """The report, and a warning when it was cut to fit ``max_bytes`` (0: no limit; otherwise at
+    least ``MIN_MAX_BYTES``, which always holds the counts and the last line)."""
+    if 0 < max_bytes < MIN_MAX_BYTES:
+        raise ValueError(f"max_bytes {max_bytes} is below {MIN_MAX_BYTES}")
     active = [f for f in result.findings if f.suppression is None]
     suppressed = [f for f in result.findings if f.suppression is not None]
-    lines = [
-        *_header(result, active),
-        *_cost_section(summarize(result)),
-        *_findings_section(result, active),
-        *_undetermined_section(result.undetermined),
-        *_suppressed_section(suppressed),
-        *_drift_section(result.drift),
-        *_coverage_section(result.coverage),
-        *_warnings_section(result.warnings),
-    ]
-    return ("\n".join(lines).rstrip() + "\n").encode("utf-8")
+    summary = summarize(result)
+    head = _header(result, active)
+    full = _document(
+        [
+            *head,
+            *_cost_section(summary),
+            *_findings_section(result, active),
+            *_undetermined_section(result.undetermined),
+            *_suppressed_section(suppressed),
+            *_drift_section(result.drift),
+            *_coverage_section(result.coverage),
+            *_warnings_section(result.warnings),
+        ]
+    )
+    if not max_bytes or len(full) <= max_bytes:
+        return full, []
+    if result.coverage:
+        head += [f"⚠️ **Incomplete:** {len(result.coverage)} scope(s) not scanned.", ""]
+    sections = {
+        "cost": bool(summary.with_cost or summary.unknown),
+        "undetermined checks": bool(result.undetermined),
+        "suppressed findings": bool(suppressed),
+        "drift": result.drift is not None,
+        "coverage": bool(result.coverage),
+        "warnings": bool(result.warnings),
+    }
+    fit = _Fit(result, head, active, [name for name, present in sections.items() if present], max_bytes)
+    shown, cut = fit.most_severe()
+    warning = f"markdown report cut to fit --max-bytes {max_bytes}: {len(shown)} of {len(active)} finding(s) shown"
+    return cut, [warning]
+
+
+@dataclass(frozen=True)
+class _Fit:
+    """A report cut to ``limit`` bytes: the counts (``head``), the most severe findings that fit,
+    and a last line saying what was left out (``omitted`` sections) and where the whole report is."""
+
+    result: ScanResult
+    head: list[str]
+    active: list[Finding]
+    omitted: list[str]
+    limit: int
+
+    def report(self, shown: list[Finding]) -> bytes:
+        left_out = (["the other findings"] if len(shown) < len(self.active) else []) + self.omitted
+        ending = (
+            f"✂️ **Cut to fit {self.limit:,} bytes:** {len(shown)} of {len(self.active)} finding(s) shown, "
+            f"the most severe first; left out: {', '.join(left_out)}. "
+            "The full report: run azai again with `--max-bytes 0`, or with `--format html` or `--format json`."
+        )
+        return _document([*self.head, *_findings_section(self.result, shown), ending])
+
+    def most_severe(self) -> tuple[list[Finding], bytes]:
+        """The longest most-severe-first prefix of the findings whose report fits, found by
+        bisection (the size grows with the prefix), and that report."""
+        ranked = sort_findings(self.active)
+        low, high = 0, len(ranked)
+        while low < high:
+            middle = (low + high + 1) // 2
+            if len(self.report(ranked[:middle])) <= self.limit:
+                low = middle
+            else:
+                high = middle - 1
+        return ranked[:low], self.report(ranked[:low])

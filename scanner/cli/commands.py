@@ -104,10 +104,12 @@ def pair_outputs(formats: tuple[str, ...], outputs: tuple[str, ...]) -> list[tup
     return targets
 
 
-def render(fmt: str, result: ScanResult, repo_root: str | None = None) -> tuple[bytes | Iterable[bytes], list[str]]:
+def render(
+    fmt: str, result: ScanResult, repo_root: str | None = None, max_bytes: int = 0
+) -> tuple[bytes | Iterable[bytes], list[str]]:
     """One report format's bytes (the JSON report as chunks, written as they are made), and
     warnings (such as output cut to fit GitHub's limits). SARIF URIs are relative to
-    ``repo_root``, found from git when not given."""
+    ``repo_root``, found from git when not given; markdown is cut to ``max_bytes`` (0: no limit)."""
     if fmt == "sarif":
         from reports import sarif
         from reports.repository import repository_root
@@ -120,7 +122,7 @@ def render(fmt: str, result: ScanResult, repo_root: str | None = None) -> tuple[
     if fmt == "markdown":
         from reports import markdown
 
-        return markdown.render(result), []
+        return markdown.render(result, max_bytes)
     if fmt == "junit":
         from reports import junit
 
@@ -141,11 +143,13 @@ def exit_code(result: ScanResult) -> int:
     return EXIT_OK if result.complete else EXIT_INCOMPLETE
 
 
-def write_reports(result: ScanResult, targets: list[tuple[str, str | None]], repo_root: str | None = None) -> None:
+def write_reports(
+    result: ScanResult, targets: list[tuple[str, str | None]], repo_root: str | None = None, max_bytes: int = 0
+) -> None:
     from scanner.output import write_atomic
 
     for fmt, path in targets:
-        data, warnings = render(fmt, result, repo_root)
+        data, warnings = render(fmt, result, repo_root, max_bytes)
         for warning in warnings:
             _stderr_line("warning", warning)
         if path:
@@ -190,6 +194,7 @@ def scan(
     formats: tuple[str, ...],
     outputs: tuple[str, ...],
     repo_root: str | None,
+    max_bytes: int,
     skip_unknown: bool,
     **shared: Any,
 ) -> None:
@@ -212,7 +217,7 @@ def scan(
         )
     targets = pair_outputs(formats, outputs)
     result = run_scan(request)
-    write_reports(result, targets, repo_root)
+    write_reports(result, targets, repo_root, max_bytes)
     sys.exit(exit_code(result))
 
 
@@ -234,6 +239,7 @@ def drift(
     formats: tuple[str, ...],
     outputs: tuple[str, ...],
     repo_root: str | None,
+    max_bytes: int,
     **shared: Any,
 ) -> None:
     """Audit drift: between two scans, between IaC and live, or in a plan's resource_drift.
@@ -269,7 +275,7 @@ def drift(
         **fields,
     )
     result = run_drift(request)
-    write_reports(result, targets, repo_root)
+    write_reports(result, targets, repo_root, max_bytes)
     sys.exit(exit_code(result))
 
 
@@ -320,6 +326,7 @@ def demo(
     formats: tuple[str, ...],
     outputs: tuple[str, ...],
     repo_root: str | None,
+    max_bytes: int,
     save_inventory: str | None,
     variant: str,
     drift_from: str | None,
@@ -344,7 +351,7 @@ def demo(
             result = run_drift(
                 DriftRequest(base=drift_from, live=LiveScope(all_subscriptions=True), arm_endpoint=server.endpoint)
             )
-            write_reports(result, targets, repo_root)
+            write_reports(result, targets, repo_root, max_bytes)
             sys.exit(exit_code(result))
         result = run_scan(
             ScanRequest(
@@ -357,7 +364,7 @@ def demo(
             )
         )
         writes = server.writes()
-    write_reports(result, targets, repo_root)
+    write_reports(result, targets, repo_root, max_bytes)
     click.echo(f"azai demo: {result.live_requests} read requests, {len(writes)} writes", err=True)
     sys.exit(EXIT_OK if result.complete and not writes else EXIT_INCOMPLETE)
 

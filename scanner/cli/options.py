@@ -27,6 +27,17 @@ def _folder(option: str, value: str | None) -> str | None:
     return value
 
 
+def _max_bytes(value: str) -> int:
+    """``--max-bytes``: 0 for no limit, else room at least for the counts and the last line."""
+    from reports.markdown import MIN_MAX_BYTES
+    from scanner.errors import InputError
+
+    limit = int(value) if value.isdigit() else -1
+    if limit != 0 and limit < MIN_MAX_BYTES:
+        raise InputError(f"--max-bytes {value}: give 0 (no limit) or a whole number of at least {MIN_MAX_BYTES}")
+    return limit
+
+
 def _apply(options: list[Decorator]) -> Decorator:
     def decorate(command: Any) -> Any:
         for option in reversed(options):
@@ -52,6 +63,15 @@ report_options = _apply(
             multiple=True,
             metavar="FILE",
             help="Write the report of the matching --format to FILE (atomically).",
+        ),
+        click.option(
+            "--max-bytes",
+            default="65536",
+            metavar="N",
+            callback=lambda _ctx, _param, value: _max_bytes(value),
+            help="Cut the markdown report to at most N bytes (so N characters), keeping the counts and the most "
+            "severe findings; 0: no limit. The default fits a GitHub pull-request comment (65,536 characters); "
+            "a step summary holds 1 MiB. [default: 65536]",
         ),
         click.option(
             "--repo-root",

@@ -72,11 +72,19 @@ class Pillar(enum.StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Remediation:
-    """How to fix a failure in each of the forms users write."""
+    """How to fix a failure in each of the forms users write: a sentence each and, for the rule
+    pages, a short fixed example of each (HCL, Bicep, a shell command), shown as fenced code so a
+    reader can copy the attribute names rather than retype them from prose. ``guide`` is the
+    vendor's page that walks through the fix. Examples and guide are optional: a plugin rule
+    may give prose only."""
 
     terraform: str
     bicep: str
     cli: str
+    terraform_code: str = ""
+    bicep_code: str = ""
+    cli_code: str = ""
+    guide: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import textwrap
 from collections.abc import Iterable
 
 from scanner.engine.checkapi import Check, PeerRule, Pillar
@@ -69,16 +70,26 @@ def rule_markdown(check: Check) -> str:
         check.doc.strip(),
         "",
         *_peer_section(check.peers),
-        "## Remediation",
-        "",
-        f"- **Terraform:** {check.remediation.terraform}",
-        f"- **Bicep / ARM:** {check.remediation.bicep}",
-        f"- **Azure CLI:** {check.remediation.cli}",
-        "",
-        f"More: {check.help_uri}",
-        "",
+        *_remediation_section(check),
     ]
     return "\n".join(lines)
+
+
+FENCES = (("Terraform", "hcl"), ("Bicep / ARM", "bicep"), ("Azure CLI", "sh"))
+
+
+def _remediation_section(check: Check) -> list[str]:
+    """The fix in each form: the sentence, then the fixed code as a fenced block when the rule
+    gives one (``hcl``, ``bicep``, ``sh``, as GitHub highlights them)."""
+    fix = check.remediation
+    forms = ((fix.terraform, fix.terraform_code), (fix.bicep, fix.bicep_code), (fix.cli, fix.cli_code))
+    lines = ["## Remediation", ""]
+    for (label, language), (prose, code) in zip(FENCES, forms, strict=True):
+        lines += [f"**{label}:** {prose}", ""]
+        if code.strip():
+            lines += [f"```{language}", textwrap.dedent(code).strip("\n"), "```", ""]
+    reference = f"Guide: {fix.guide}" if fix.guide and fix.guide != check.help_uri else f"More: {check.help_uri}"
+    return [*lines, reference, ""]
 
 
 def catalog_markdown(checks: list[Check], link: bool = True) -> str:
