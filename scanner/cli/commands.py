@@ -22,6 +22,7 @@ from scanner.cli.options import (
     report_options,
     request_fields,
 )
+from scanner.cli.targets import pair_outputs
 from scanner.errors import InputError
 from scanner.policy.gates import DRIFT_GATE, SCAN_GATE
 
@@ -87,21 +88,6 @@ def main() -> None:
          see its coverage section) and nothing failed the gate
       70 internal error (a bug; rerun with AZAI_DEBUG=1)
     """
-
-
-def pair_outputs(formats: tuple[str, ...], outputs: tuple[str, ...]) -> list[tuple[str, str | None]]:
-    """Match each ``--format`` with the ``--output`` in the same position; the rest go to stdout.
-
-    ``--format sarif --output r.sarif --format markdown --output r.md`` writes two files from
-    one scan. At most one format may go to stdout.
-    """
-    chosen = formats or ("text",)
-    if len(outputs) > len(chosen):
-        raise InputError("more --output than --format options: give one --format per --output")
-    targets = [(fmt, outputs[i] if i < len(outputs) else None) for i, fmt in enumerate(chosen)]
-    if sum(1 for _, path in targets if path is None) > 1:
-        raise InputError("only one report can go to stdout: give an --output for each further --format")
-    return targets
 
 
 def render(fmt: str, result: ScanResult, repo_root: str | None = None) -> tuple[bytes | Iterable[bytes], list[str]]:
