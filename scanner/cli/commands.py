@@ -198,6 +198,8 @@ def scan(
         )
     targets = pair_outputs(formats, outputs)
     result = run_scan(request)
+    if not result.inputs:  # only --skip-unknown lets a scan of nothing get here
+        _stderr_line("warning", "nothing to scan (--skip-unknown): no Terraform plan, ARM template or what-if JSON")
     write_reports(result, targets, repo_root)
     sys.exit(exit_code(result))
 
