@@ -15,6 +15,7 @@ from scanner.engine.checkapi import Severity
 from scanner.engine.results import Finding, ScanResult, Undetermined
 from scanner.model.pricing import BASIS
 from scanner.model.resources import CoverageGap
+from scanner.model.shown import json_text
 
 
 def _where(item: Finding | Undetermined) -> str:
@@ -89,7 +90,9 @@ def _drift_section(report: DriftReport | None) -> list[str]:
     ]
     for resource, changes in report.changed:
         for change in changes:
-            lines.append(f"  changed {resource.name}: {change.path}: {change.before!r} -> {change.after!r}")
+            lines.append(
+                f"  changed {resource.name}: {change.path}: {json_text(change.before)} -> {json_text(change.after)}"
+            )
     lines += [f"  added {r.type} {r.name}" for r in report.added]
     lines += [f"  removed {r.type} {r.name}" for r in report.removed]
     lines += [f"  finding appeared: {f.check.id} {f.resource.name}" for f in report.appeared]
