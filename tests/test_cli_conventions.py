@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from reports import text
+from scanner import __version__
 from scanner.cli.commands import main
 from scanner.cli.targets import pair_outputs
 from scanner.drift.compare import Change, DriftReport
@@ -216,3 +217,91 @@ def test_drift_text_quotes_values_as_json(tmp_path: Path) -> None:
     lines = text.render(ScanResult(drift=report)).decode().splitlines()
     assert "  changed oai-demo: properties.disableLocalAuth: true -> null" in lines
     assert '  changed oai-demo: properties.networkAcls.ipRules: [] -> ["1.2.3.4"]' in lines
+
+
+# --- what reports show: quiet, compact, severity, colour -----------------------------------
+
+
+def test_quiet_writes_no_report_to_stdout_but_keeps_files_and_the_verdict(tmp_path: Path) -> None:
+    target = tmp_path / "azai.sarif"
+    done = run_cli("scan", "--quiet", "--format", "sarif", "-o", str(target), "--format", "text", DEMO_PLAN)
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", "")
+    assert json.loads(target.read_text())["runs"]
+    assert (
+        run_cli("scan", "-q", "--fail-on", "none", DEMO_PLAN).returncode,
+        run_cli("scan", "-q", DEMO_PLAN).stdout,
+    ) == (0, "")
+
+
+def test_compact_gives_one_line_per_finding() -> None:
+    out = run_cli("scan", "--compact", "fixtures/demo/plan.json").stdout.splitlines()
+    findings = [line for line in out if line.split(" ", 1)[0] in ("CRITICAL", "HIGH", "MEDIUM", "LOW")]
+    assert len(findings) == 23
+    assert findings[0] == (
+        "CRITICAL AZAI-101 anonymous-endpoint  Microsoft.MachineLearningServices/workspaces/onlineEndpoints "
+        "ws-demo/score: AML online endpoint 'ws-demo/score' uses key authentication (authMode Key), reachable from "
+        "public networks (at fixtures/demo/plan.json:1:8212 (azapi_resource.score))"
+    )
+    assert out[-1] == "FAILED: 4 finding(s) at or above high"
+
+
+def test_severity_filters_what_every_report_shows_but_not_the_gate() -> None:
+    data = json.loads(run_cli("scan", "--format", "json", "--severity", "HIGH", DEMO_PLAN).stdout)
+    assert data["summary"]["by_severity"] == {"critical": 1, "high": 3, "medium": 0, "low": 0}
+    done = run_cli("scan", "--severity", "medium", "--fail-on", "medium", DEMO_PLAN)
+    assert done.returncode == 1 and "FAILED: 22 finding(s) at or above medium" in done.stdout
+    assert "LOW (1)" not in done.stdout and "MEDIUM (18)" in done.stdout
+    one_error_line(run_cli("scan", "--severity", "critical", DEMO_PLAN), "--severity critical would hide findings")
+    assert run_cli("scan", "--severity", "critical", "--fail-on", "none", DEMO_PLAN).returncode == 0
+
+
+def on_a_terminal(*args: str, env: dict[str, str] | None = None) -> str:
+    """What ``azai`` writes to stdout when stdout is a terminal (a pseudo-terminal here)."""
+    import pty
+
+    leader, follower = pty.openpty()
+    child = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "scanner", *args],
+        stdout=follower,
+        stderr=subprocess.DEVNULL,
+        cwd=ROOT,
+        env={**child, "PYTHONPATH": str(ROOT), **(env or {})},
+    )
+    os.close(follower)
+    received = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        received += chunk
+    process.wait(timeout=120)
+    os.close(leader)
+    return received.decode()
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color() -> None:
+    coloured = on_a_terminal("scan", DEMO_PLAN)
+    assert "\x1b[1;31mCRITICAL (1)\x1b[0m" in coloured and "\x1b[33mMEDIUM (18)\x1b[0m" in coloured
+    assert "\x1b[1;31mFAILED: 4 finding(s) at or above high\x1b[0m" in coloured
+    for plain in (
+        on_a_terminal("scan", "--no-color", DEMO_PLAN),
+        on_a_terminal("scan", DEMO_PLAN, env={"NO_COLOR": "1"}),
+        run_cli("scan", DEMO_PLAN, process=True).stdout,  # a pipe
+    ):
+        assert "\x1b[" not in plain and "CRITICAL (1)" in plain
+
+
+def test_version_as_json_for_scripts_without_loading_the_sdk() -> None:
+    code = (
+        "import sys\nfrom scanner.cli.commands import main\n"
+        "try:\n    main(['version', '--format', 'json'])\nexcept SystemExit:\n    pass\n"
+        "print([m for m in sys.modules if m.startswith(('azure', 'checks', 'scanner.sources'))])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    first, loaded = done.stdout.splitlines()
+    assert json.loads(first) == {"version": __version__} and loaded == "[]"
+    assert run_cli("version").stdout == run_cli("--version").stdout == f"azai, version {__version__}\n"

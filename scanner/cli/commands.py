@@ -23,6 +23,7 @@ from scanner.cli.options import (
     request_fields,
 )
 from scanner.cli.targets import pair_outputs
+from scanner.cli.view import View, view_options
 from scanner.errors import InputError
 from scanner.policy.gates import DRIFT_GATE, SCAN_GATE
 
@@ -90,10 +91,12 @@ def main() -> None:
     """
 
 
-def render(fmt: str, result: ScanResult, repo_root: str | None = None) -> tuple[bytes | Iterable[bytes], list[str]]:
+def render(
+    fmt: str, result: ScanResult, repo_root: str | None = None, compact: bool = False, colour: bool = False
+) -> tuple[bytes | Iterable[bytes], list[str]]:
     """One report format's bytes (the JSON report as chunks, written as they are made), and
     warnings (such as output cut to fit GitHub's limits). SARIF URIs are relative to
-    ``repo_root``, found from git when not given."""
+    ``repo_root``, found from git when not given; ``compact`` and ``colour`` shape the text report."""
     if fmt == "sarif":
         from reports import sarif
         from reports.repository import repository_root
@@ -117,7 +120,7 @@ def render(fmt: str, result: ScanResult, repo_root: str | None = None) -> tuple[
         return html.render(result), []
     from reports import text
 
-    return text.render(result), []
+    return text.render(result, compact, colour), []
 
 
 def exit_code(result: ScanResult) -> int:
@@ -127,11 +130,16 @@ def exit_code(result: ScanResult) -> int:
     return EXIT_OK if result.complete else EXIT_INCOMPLETE
 
 
-def write_reports(result: ScanResult, targets: list[tuple[str, str | None]], repo_root: str | None = None) -> None:
+def write_reports(result: ScanResult, targets: list[tuple[str, str | None]], repo_root: str | None, view: View) -> None:
+    """Each report to its file or to stdout, showing what ``view`` asks for; ``--quiet`` drops
+    the one for stdout."""
     from scanner.output import write_atomic
 
+    shown = view.shown(result)
     for fmt, path in targets:
-        data, warnings = render(fmt, result, repo_root)
+        if path is None and view.quiet:
+            continue
+        data, warnings = render(fmt, shown, repo_root, view.compact, path is None and view.colour(sys.stdout))
         for warning in warnings:
             _stderr_line("warning", warning)
         if path:
@@ -166,6 +174,7 @@ def _environment(variables: dict[str, str]) -> Iterator[None]:
 @report_options
 @policy_options(SCAN_GATE, "high and critical findings fail")
 @live_options
+@view_options
 @click.option(
     "--skip-unknown",
     is_flag=True,
@@ -177,6 +186,7 @@ def scan(
     outputs: tuple[str, ...],
     repo_root: str | None,
     skip_unknown: bool,
+    view: View,
     **shared: Any,
 ) -> None:
     """Scan IaC files and live subscriptions.
@@ -192,6 +202,7 @@ def scan(
     from scanner.pipeline.scan import ScanRequest, run_scan
 
     request = ScanRequest(paths=paths, skip_unknown=skip_unknown, **request_fields(shared))
+    request.progress = request.progress and not view.quiet
     if not paths and not request.live.requested:
         raise click.UsageError(
             "give a PATH to scan, or a live scope (--subscription, --management-group, --all-subscriptions)"
@@ -200,7 +211,7 @@ def scan(
     result = run_scan(request)
     if not result.inputs:  # only --skip-unknown lets a scan of nothing get here
         _stderr_line("warning", "nothing to scan (--skip-unknown): no Terraform plan, ARM template or what-if JSON")
-    write_reports(result, targets, repo_root)
+    write_reports(result, targets, repo_root, view)
     sys.exit(exit_code(result))
 
 
@@ -216,12 +227,14 @@ def scan(
 @report_options
 @policy_options(DRIFT_GATE, "any drift fails")
 @live_options
+@view_options
 def drift(
     snapshots: tuple[str, ...],
     iac_paths: tuple[str, ...],
     formats: tuple[str, ...],
     outputs: tuple[str, ...],
     repo_root: str | None,
+    view: View,
     **shared: Any,
 ) -> None:
     """Audit drift: between two scans, between IaC and live, or in a plan's resource_drift.
@@ -247,6 +260,7 @@ def drift(
     if len(snapshots) > 2:
         raise click.UsageError("give at most BASE and CURRENT")
     fields = request_fields(shared)
+    fields["progress"] = fields["progress"] and not view.quiet
     if len(snapshots) == 2 and fields["live"].requested:
         raise click.UsageError("give CURRENT or a live scope, not both")
     targets = pair_outputs(formats, outputs)
@@ -257,8 +271,20 @@ def drift(
         **fields,
     )
     result = run_drift(request)
-    write_reports(result, targets, repo_root)
+    write_reports(result, targets, repo_root, view)
     sys.exit(exit_code(result))
+
+
+@main.command()
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def version(output_format: str) -> None:
+    """Print the version: as 'azai --version' does, or as {"version": "..."} for scripts."""
+    if output_format == "json":
+        import json
+
+        click.echo(json.dumps({"version": __version__}))
+    else:
+        click.echo(f"azai, version {__version__}")
 
 
 @main.group()
@@ -294,6 +320,7 @@ def prices_refresh(regions: tuple[str, ...], output: str | None, endpoint: str) 
 
 @main.command()
 @report_options
+@view_options
 @click.option("--save-inventory", metavar="FILE", help="Also write the collected inventory as a snapshot.")
 @click.option(
     "--estate",
@@ -308,6 +335,7 @@ def demo(
     formats: tuple[str, ...],
     outputs: tuple[str, ...],
     repo_root: str | None,
+    view: View,
     save_inventory: str | None,
     variant: str,
     drift_from: str | None,
@@ -332,7 +360,7 @@ def demo(
             result = run_drift(
                 DriftRequest(base=drift_from, live=LiveScope(all_subscriptions=True), arm_endpoint=server.endpoint)
             )
-            write_reports(result, targets, repo_root)
+            write_reports(result, targets, repo_root, view)
             sys.exit(exit_code(result))
         result = run_scan(
             ScanRequest(
@@ -341,11 +369,11 @@ def demo(
                 arm_endpoint=server.endpoint,
                 fail_on="none",
                 save_inventory=save_inventory,
-                progress=progress_wanted(),
+                progress=progress_wanted() and not view.quiet,
             )
         )
         writes = server.writes()
-    write_reports(result, targets, repo_root)
+    write_reports(result, targets, repo_root, view)
     click.echo(f"azai demo: {result.live_requests} read requests, {len(writes)} writes", err=True)
     sys.exit(EXIT_OK if result.complete and not writes else EXIT_INCOMPLETE)
 
