@@ -305,3 +305,10 @@ def test_version_as_json_for_scripts_without_loading_the_sdk() -> None:
     first, loaded = done.stdout.splitlines()
     assert json.loads(first) == {"version": __version__} and loaded == "[]"
     assert run_cli("version").stdout == run_cli("--version").stdout == f"azai, version {__version__}\n"
+
+
+def test_readme_synopsis_names_every_scan_option() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    synopsis = readme.split("`azai scan PATH...", 1)[1].split("`", 1)[0]
+    options = {o for p in main.commands["scan"].params for o in p.opts if o.startswith("--")}
+    assert sorted(o for o in options if f"[{o}" not in synopsis) == []

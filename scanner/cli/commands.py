@@ -192,8 +192,9 @@ def scan(
     """Scan IaC files and live subscriptions.
 
     PATH is a Terraform plan JSON, an ARM template (compiled Bicep included), a .bicep file
-    (compiled with the Bicep CLI on PATH), an ARM what-if result, or a directory of them (its
-    *.json files; others are skipped). The format is detected from the content. Findings point
+    (compiled with the Bicep CLI on PATH), an ARM what-if result, a directory of them (its
+    *.json files; others are skipped; none at all is an error unless --skip-unknown), or - for
+    stdin. The format is detected from the content. Findings point
     at the .tf or .bicep line that declares the resource when that source is found: beside the
     plan or compiled template, or under --source-root. --subscription, --management-group and --all-subscriptions scan
     deployed resources through the Azure SDK with DefaultAzureCredential (az login, managed
