@@ -8,6 +8,7 @@ from checks._common import DRIFT_HELP, IAC_DRIFT, rule_page
 from scanner.drift.compare import WATCH, is_security_path, unresolved_parent, watched_changes
 from scanner.engine.checkapi import CheckContext, Pillar, Remediation, Severity, Violation, rule
 from scanner.model.resources import Resource
+from scanner.model.shown import json_text
 
 _BEFORE = {"snapshot": "in the base scan", "iac": "declared in the IaC", "terraform": "in Terraform's state"}
 _AFTER = {"snapshot": "now", "iac": "live", "terraform": "in Azure"}
@@ -93,10 +94,10 @@ def setting_drift(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     for change in watched_changes(pair.before, pair.after, declared_only=pair.mode == "iac"):
         severity = Severity.HIGH if is_security_path(change.path) else None
         yield Violation(
-            f"{resource.type.rsplit('/', 1)[-1]} '{resource.name}': {change.path} is {change.after!r} "
-            f"{_AFTER[pair.mode]}, {change.before!r} {_BEFORE[pair.mode]}{how}",
+            f"{resource.type.rsplit('/', 1)[-1]} '{resource.name}': {change.path} is {json_text(change.after)} "
+            f"{_AFTER[pair.mode]}, {json_text(change.before)} {_BEFORE[pair.mode]}{how}",
             change.path,
             change.after,
-            f"{change.before!r} ({_BEFORE[pair.mode]})",
+            f"{json_text(change.before)} ({_BEFORE[pair.mode]})",
             severity,
         )

@@ -1,6 +1,6 @@
 """JUnit XML for Azure DevOps (PublishTestResults) and GitLab test reports.
 
-One test suite per rule and one test case per (rule, resource) evaluated: a finding is a
+One test suite per rule and one test case per (rule, resource, input) evaluated: a finding is a
 failure, an undetermined check or a suppressed finding is skipped with its reason, anything
 else passed. That shows a pipeline which resources were checked, not only which failed.
 
@@ -11,13 +11,15 @@ the serialized document, so a parser never rejects it, whichever field quoted th
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections import Counter
 from typing import NamedTuple
 
 from reports.escaping import xml_text
 from scanner.engine.checkapi import Check
 from scanner.engine.results import ScanResult
 from scanner.model.places import Place
-from scanner.model.resources import CoverageGap
+from scanner.model.resources import CoverageGap, Resource
+from scanner.model.shown import bare_text
 
 
 class Case(NamedTuple):
@@ -30,23 +32,34 @@ class Case(NamedTuple):
     place: Place | None = None
 
 
+def _case_name(resource: Resource) -> str:
+    """The resource and the input it was read from: a plan and a template of one resource, or
+    two environments' templates, are distinct cases that a test report would otherwise merge."""
+    source = "live" if resource.origin.kind == "live" or not resource.origin.file else resource.origin.file
+    return f"{resource.name} ({source})"
+
+
 def _rule_cases(result: ScanResult, check: Check) -> list[Case]:
     """Every resource the rule evaluated, so a pipeline sees what passed as well as what failed."""
     cases: list[Case] = []
-    for f in (f for f in result.findings if f.check.id == check.id):
-        detail = f"{f.violation.message} [{f.violation.path}: {f.violation.observed!s} -> {f.violation.expected}]"
+    findings = [f for f in result.findings if f.check.id == check.id]
+    per_resource = Counter((f.resource.type, _case_name(f.resource)) for f in findings)
+    for f in findings:
+        observed = bare_text(f.violation.observed)
+        detail = f"{f.violation.message} [{f.violation.path}: {observed} -> {f.violation.expected}]"
+        name = _case_name(f.resource)
+        if per_resource[f.resource.type, name] > 1:  # one rule, two properties: a case each
+            name += f" {f.violation.path}"
         if f.suppression is not None:
-            cases.append(
-                Case(f.resource.name, f.resource.type, None, f"suppressed: {f.suppression.justification}", f.place)
-            )
+            cases.append(Case(name, f.resource.type, None, f"suppressed: {f.suppression.justification}", f.place))
         else:
-            cases.append(Case(f.resource.name, f.resource.type, f"{f.severity.label}: {detail}", None, f.place))
+            cases.append(Case(name, f.resource.type, f"{f.severity.label}: {detail}", None, f.place))
     cases += [
-        Case(u.resource.name, u.resource.type, None, u.reason, u.place)
+        Case(_case_name(u.resource), u.resource.type, None, u.reason, u.place)
         for u in result.undetermined
         if u.check.id == check.id
     ]
-    cases += [Case(r.name, r.type, None, None) for c, r in result.passed if c.id == check.id]
+    cases += [Case(_case_name(r), r.type, None, None, r.origin.place()) for c, r in result.passed if c.id == check.id]
     cases.sort(key=lambda c: (c.classname, c.name))
     return cases
 

@@ -1,10 +1,14 @@
 """The terminal report: findings grouped by severity, with counts, then the undetermined.
 
 Every line passes through ``visible`` as it is written, so no name, tag or message quoted
-anywhere in it can send a control character to the terminal or start a line of its own.
+anywhere in it can send a control character to the terminal or start a line of its own. Colour
+(for a terminal) is added after that, to lines marked with a `Painted` style, so no quoted input
+can carry or break it.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from reports.common import place_text, severity_counts
 from reports.escaping import visible
@@ -15,6 +19,7 @@ from scanner.engine.checkapi import Severity
 from scanner.engine.results import Finding, ScanResult, Undetermined
 from scanner.model.pricing import BASIS
 from scanner.model.resources import CoverageGap
+from scanner.model.shown import json_text
 
 
 def _where(item: Finding | Undetermined) -> str:
@@ -26,34 +31,54 @@ def _where(item: Finding | Undetermined) -> str:
     return place_text(place) + (f" ({handle})" if handle else "")
 
 
-def _findings_section(active: list[Finding]) -> list[str]:
-    """The findings the gate counts, most severe first, so the worst are read first."""
-    lines: list[str] = []
+class Painted(NamedTuple):
+    """A line shown in colour on a terminal: ``style`` is an SGR code (``1;31`` bold red)."""
+
+    text: str
+    style: str
+
+
+Line = str | Painted
+
+SEVERITY_STYLE = {Severity.CRITICAL: "1;31", Severity.HIGH: "31", Severity.MEDIUM: "33", Severity.LOW: "36"}
+
+
+def _findings_section(active: list[Finding], compact: bool) -> list[Line]:
+    """The findings the gate counts, most severe first, so the worst are read first; compact,
+    one line each (severity, rule, resource, message, place), for logs and grep."""
+    lines: list[Line] = []
     for severity in sorted(Severity, reverse=True):
         group = [f for f in active if f.severity == severity]
         if not group:
             continue
-        lines.append(f"{severity.label.upper()} ({len(group)})")
+        if not compact:
+            lines.append(Painted(f"{severity.label.upper()} ({len(group)})", SEVERITY_STYLE[severity]))
         for finding in group:
             state = f" [{finding.baseline_state}]" if finding.baseline_state else ""
-            lines.append(
-                f"  {finding.check.id} {finding.check.slug}  {finding.resource.type} {finding.resource.name}{state}"
-            )
-            lines.append(f"    {finding.violation.message}")
-            lines.append(f"    at {_where(finding)}")
-        lines.append("")
-    return lines
+            head = f"{finding.check.id} {finding.check.slug}  {finding.resource.type} {finding.resource.name}{state}"
+            if compact:
+                line = f"{severity.label.upper():<8} {head}: {finding.violation.message} (at {_where(finding)})"
+                lines.append(Painted(line, SEVERITY_STYLE[severity]))
+                continue
+            lines += [f"  {head}", f"    {finding.violation.message}", f"    at {_where(finding)}"]
+        if not compact:
+            lines.append("")
+    return lines + ([""] if compact and lines else [])
 
 
-def _undetermined_section(undetermined: list[Undetermined]) -> list[str]:
+def _undetermined_section(undetermined: list[Undetermined], compact: bool) -> list[Line]:
     """Checks that could not decide, shown apart so nobody reads them as passed."""
     if not undetermined:
         return []
-    lines = [f"UNDETERMINED ({len(undetermined)}): these rules could not decide, so they did not pass"]
+    lines: list[Line] = []
+    if not compact:
+        lines.append(f"UNDETERMINED ({len(undetermined)}): these rules could not decide, so they did not pass")
     for item in undetermined:
-        lines.append(f"  {item.check.id} {item.check.slug}  {item.resource.type} {item.resource.name}")
-        lines.append(f"    {item.reason}")
-        lines.append(f"    at {_where(item)}")
+        head = f"{item.check.id} {item.check.slug}  {item.resource.type} {item.resource.name}"
+        if compact:
+            lines.append(f"UNDETERMINED {head}: {item.reason} (at {_where(item)})")
+            continue
+        lines += [f"  {head}", f"    {item.reason}", f"    at {_where(item)}"]
     lines.append("")
     return lines
 
@@ -89,7 +114,9 @@ def _drift_section(report: DriftReport | None) -> list[str]:
     ]
     for resource, changes in report.changed:
         for change in changes:
-            lines.append(f"  changed {resource.name}: {change.path}: {change.before!r} -> {change.after!r}")
+            lines.append(
+                f"  changed {resource.name}: {change.path}: {json_text(change.before)} -> {json_text(change.after)}"
+            )
     lines += [f"  added {r.type} {r.name}" for r in report.added]
     lines += [f"  removed {r.type} {r.name}" for r in report.removed]
     lines += [f"  finding appeared: {f.check.id} {f.resource.name}" for f in report.appeared]
@@ -148,32 +175,44 @@ def _warnings_section(warnings: list[str]) -> list[str]:
     return [f"warning: {warning}" for warning in warnings] + [""]
 
 
-def _verdict(result: ScanResult, active: list[Finding], suppressed: list[Finding]) -> list[str]:
+def _verdict(result: ScanResult, active: list[Finding], suppressed: list[Finding]) -> list[Line]:
     """The closing counts and the gate's verdict, last so a pipeline log ends with them."""
     summary = ", ".join(f"{n} {label}" for label, n in severity_counts(result, active).items())
-    lines = [
+    lines: list[Line] = [
         f"{len(active)} finding(s): {summary}; {len(result.undetermined)} undetermined; {len(suppressed)} suppressed"
     ]
     if result.fail_on is not None:
         failing = len(result.failing())
         label = result.fail_on.label
         lines.append(
-            f"FAILED: {failing} finding(s) at or above {label}" if failing else f"passed: nothing at or above {label}"
+            Painted(f"FAILED: {failing} finding(s) at or above {label}", "1;31")
+            if failing
+            else Painted(f"passed: nothing at or above {label}", "32")
         )
     if result.coverage:
-        lines.append(f"INCOMPLETE: {len(result.coverage)} scope(s) could not be read")
+        lines.append(Painted(f"INCOMPLETE: {len(result.coverage)} scope(s) could not be read", "33"))
     return lines
 
 
-def render(result: ScanResult) -> bytes:
+def _shown(line: Line, colour: bool) -> str:
+    """A line made inert by ``visible``, then coloured when it is marked and colour is wanted."""
+    if isinstance(line, str):
+        return visible(line)
+    text = visible(line.text)
+    return f"\x1b[{line.style}m{text}\x1b[0m" if colour else text
+
+
+def render(result: ScanResult, compact: bool = False, colour: bool = False) -> bytes:
+    """The report; ``compact`` gives one line per finding, ``colour`` adds terminal colours to
+    severities and the verdict (the caller decides: a terminal, and no NO_COLOR)."""
     active = [f for f in result.findings if f.suppression is None]
     suppressed = [f for f in result.findings if f.suppression is not None]
-    lines = [
+    lines: list[Line] = [
         f"azai {__version__}: {len(result.inputs)} input(s), {result.resources_scanned} resource(s), "
         f"{len(result.checks)} rule(s)",
         "",
-        *_findings_section(active),
-        *_undetermined_section(result.undetermined),
+        *_findings_section(active, compact),
+        *_undetermined_section(result.undetermined, compact),
         *_suppressed_section(suppressed),
         *_baseline_section(result, active),
         *_drift_section(result.drift),
@@ -182,4 +221,4 @@ def render(result: ScanResult) -> bytes:
         *_warnings_section(result.warnings),
         *_verdict(result, active, suppressed),
     ]
-    return ("\n".join(map(visible, lines)) + "\n").encode("utf-8")
+    return ("\n".join(_shown(line, colour) for line in lines) + "\n").encode("utf-8")

@@ -22,6 +22,8 @@ from scanner.cli.options import (
     report_options,
     request_fields,
 )
+from scanner.cli.targets import pair_outputs
+from scanner.cli.view import View, view_options
 from scanner.errors import InputError
 from scanner.policy.gates import DRIFT_GATE, SCAN_GATE
 
@@ -89,27 +91,18 @@ def main() -> None:
     """
 
 
-def pair_outputs(formats: tuple[str, ...], outputs: tuple[str, ...]) -> list[tuple[str, str | None]]:
-    """Match each ``--format`` with the ``--output`` in the same position; the rest go to stdout.
-
-    ``--format sarif --output r.sarif --format markdown --output r.md`` writes two files from
-    one scan. At most one format may go to stdout.
-    """
-    chosen = formats or ("text",)
-    if len(outputs) > len(chosen):
-        raise InputError("more --output than --format options: give one --format per --output")
-    targets = [(fmt, outputs[i] if i < len(outputs) else None) for i, fmt in enumerate(chosen)]
-    if sum(1 for _, path in targets if path is None) > 1:
-        raise InputError("only one report can go to stdout: give an --output for each further --format")
-    return targets
-
-
 def render(
-    fmt: str, result: ScanResult, repo_root: str | None = None, max_bytes: int = 0
+    fmt: str,
+    result: ScanResult,
+    repo_root: str | None = None,
+    compact: bool = False,
+    colour: bool = False,
+    max_bytes: int = 0,
 ) -> tuple[bytes | Iterable[bytes], list[str]]:
     """One report format's bytes (the JSON report as chunks, written as they are made), and
     warnings (such as output cut to fit GitHub's limits). SARIF URIs are relative to
-    ``repo_root``, found from git when not given; markdown is cut to ``max_bytes`` (0: no limit)."""
+    ``repo_root``, found from git when not given; ``compact`` and ``colour`` shape the text
+    report; markdown is cut to ``max_bytes`` (0: no limit)."""
     if fmt == "sarif":
         from reports import sarif
         from reports.repository import repository_root
@@ -133,7 +126,7 @@ def render(
         return html.render(result), []
     from reports import text
 
-    return text.render(result), []
+    return text.render(result, compact, colour), []
 
 
 def exit_code(result: ScanResult) -> int:
@@ -144,12 +137,18 @@ def exit_code(result: ScanResult) -> int:
 
 
 def write_reports(
-    result: ScanResult, targets: list[tuple[str, str | None]], repo_root: str | None = None, max_bytes: int = 0
+    result: ScanResult, targets: list[tuple[str, str | None]], repo_root: str | None, view: View, max_bytes: int = 0
 ) -> None:
+    """Each report to its file or to stdout, showing what ``view`` asks for; ``--quiet`` drops
+    the one for stdout; a markdown report is cut to ``max_bytes``."""
     from scanner.output import write_atomic
 
+    shown = view.shown(result)
     for fmt, path in targets:
-        data, warnings = render(fmt, result, repo_root, max_bytes)
+        if path is None and view.quiet:
+            continue
+        colour = path is None and view.colour(sys.stdout)
+        data, warnings = render(fmt, shown, repo_root, view.compact, colour, max_bytes)
         for warning in warnings:
             _stderr_line("warning", warning)
         if path:
@@ -184,6 +183,7 @@ def _environment(variables: dict[str, str]) -> Iterator[None]:
 @report_options
 @policy_options(SCAN_GATE, "high and critical findings fail")
 @live_options
+@view_options
 @click.option(
     "--skip-unknown",
     is_flag=True,
@@ -196,13 +196,15 @@ def scan(
     repo_root: str | None,
     max_bytes: int,
     skip_unknown: bool,
+    view: View,
     **shared: Any,
 ) -> None:
     """Scan IaC files and live subscriptions.
 
     PATH is a Terraform plan JSON, an ARM template (compiled Bicep included), a .bicep file
-    (compiled with the Bicep CLI on PATH), an ARM what-if result, or a directory of them (its
-    *.json files; others are skipped). The format is detected from the content. Findings point
+    (compiled with the Bicep CLI on PATH), an ARM what-if result, a directory of them (its
+    *.json files; others are skipped; none at all is an error unless --skip-unknown), or - for
+    stdin. The format is detected from the content. Findings point
     at the .tf or .bicep line that declares the resource when that source is found: beside the
     plan or compiled template, or under --source-root. --subscription, --management-group and --all-subscriptions scan
     deployed resources through the Azure SDK with DefaultAzureCredential (az login, managed
@@ -211,13 +213,16 @@ def scan(
     from scanner.pipeline.scan import ScanRequest, run_scan
 
     request = ScanRequest(paths=paths, skip_unknown=skip_unknown, **request_fields(shared))
+    request.progress = request.progress and not view.quiet
     if not paths and not request.live.requested:
         raise click.UsageError(
             "give a PATH to scan, or a live scope (--subscription, --management-group, --all-subscriptions)"
         )
     targets = pair_outputs(formats, outputs)
     result = run_scan(request)
-    write_reports(result, targets, repo_root, max_bytes)
+    if not result.inputs:  # only --skip-unknown lets a scan of nothing get here
+        _stderr_line("warning", "nothing to scan (--skip-unknown): no Terraform plan, ARM template or what-if JSON")
+    write_reports(result, targets, repo_root, view, max_bytes)
     sys.exit(exit_code(result))
 
 
@@ -233,6 +238,7 @@ def scan(
 @report_options
 @policy_options(DRIFT_GATE, "any drift fails")
 @live_options
+@view_options
 def drift(
     snapshots: tuple[str, ...],
     iac_paths: tuple[str, ...],
@@ -240,6 +246,7 @@ def drift(
     outputs: tuple[str, ...],
     repo_root: str | None,
     max_bytes: int,
+    view: View,
     **shared: Any,
 ) -> None:
     """Audit drift: between two scans, between IaC and live, or in a plan's resource_drift.
@@ -265,6 +272,7 @@ def drift(
     if len(snapshots) > 2:
         raise click.UsageError("give at most BASE and CURRENT")
     fields = request_fields(shared)
+    fields["progress"] = fields["progress"] and not view.quiet
     if len(snapshots) == 2 and fields["live"].requested:
         raise click.UsageError("give CURRENT or a live scope, not both")
     targets = pair_outputs(formats, outputs)
@@ -275,8 +283,20 @@ def drift(
         **fields,
     )
     result = run_drift(request)
-    write_reports(result, targets, repo_root, max_bytes)
+    write_reports(result, targets, repo_root, view, max_bytes)
     sys.exit(exit_code(result))
+
+
+@main.command()
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def version(output_format: str) -> None:
+    """Print the version: as 'azai --version' does, or as {"version": "..."} for scripts."""
+    if output_format == "json":
+        import json
+
+        click.echo(json.dumps({"version": __version__}))
+    else:
+        click.echo(f"azai, version {__version__}")
 
 
 @main.group()
@@ -312,6 +332,7 @@ def prices_refresh(regions: tuple[str, ...], output: str | None, endpoint: str) 
 
 @main.command()
 @report_options
+@view_options
 @click.option("--save-inventory", metavar="FILE", help="Also write the collected inventory as a snapshot.")
 @click.option(
     "--estate",
@@ -327,6 +348,7 @@ def demo(
     outputs: tuple[str, ...],
     repo_root: str | None,
     max_bytes: int,
+    view: View,
     save_inventory: str | None,
     variant: str,
     drift_from: str | None,
@@ -351,7 +373,7 @@ def demo(
             result = run_drift(
                 DriftRequest(base=drift_from, live=LiveScope(all_subscriptions=True), arm_endpoint=server.endpoint)
             )
-            write_reports(result, targets, repo_root, max_bytes)
+            write_reports(result, targets, repo_root, view, max_bytes)
             sys.exit(exit_code(result))
         result = run_scan(
             ScanRequest(
@@ -360,11 +382,11 @@ def demo(
                 arm_endpoint=server.endpoint,
                 fail_on="none",
                 save_inventory=save_inventory,
-                progress=progress_wanted(),
+                progress=progress_wanted() and not view.quiet,
             )
         )
         writes = server.writes()
-    write_reports(result, targets, repo_root, max_bytes)
+    write_reports(result, targets, repo_root, view, max_bytes)
     click.echo(f"azai demo: {result.live_requests} read requests, {len(writes)} writes", err=True)
     sys.exit(EXIT_OK if result.complete and not writes else EXIT_INCOMPLETE)
 

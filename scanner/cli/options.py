@@ -54,7 +54,8 @@ report_options = _apply(
             "formats",
             multiple=True,
             type=click.Choice(FORMATS),
-            help="Report format (default text). Repeat, each with its --output, to write several reports from one run.",
+            help="Report format [default: the --output extension (.sarif, .json, .md, .xml for junit, .html), "
+            "else text]. Repeat, each with its --output, to write several reports from one run.",
         ),
         click.option(
             "--output",
@@ -62,7 +63,8 @@ report_options = _apply(
             "outputs",
             multiple=True,
             metavar="FILE",
-            help="Write the report of the matching --format to FILE (atomically).",
+            help="Write the report of the matching --format (the n-th --output gets the n-th --format) to FILE, "
+            "atomically, with the umask's permissions.",
         ),
         click.option(
             "--max-bytes",

@@ -10,6 +10,7 @@ offsets are cached, so locating every finding of a large plan costs about one ex
 from __future__ import annotations
 
 import bisect
+import codecs
 import json
 import math
 import re
@@ -242,22 +243,51 @@ def expect_items(doc: Document, items: list[Any], kind: type[T], where: Where) -
 MAX_INPUT_BYTES = 256 * 1024 * 1024
 
 
+STDIN = Path("-")  # the input path that means standard input, as in most Unix tools
+STDIN_DISPLAY = "<stdin>"
+
+# Byte-order marks of the wide encodings azai reads: Windows PowerShell 5's `>` writes UTF-16 LE.
+_WIDE_BOMS = ((codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+
+
+def _read_bytes(path: Path, display: str) -> bytes:
+    """The bytes of a file, or of stdin for ``-`` (read once, to its end), within the size cap."""
+    if path == STDIN:
+        raw = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+        size = len(raw)
+    else:
+        try:
+            size = path.stat().st_size
+            raw = b"" if size > MAX_INPUT_BYTES else path.read_bytes()
+        except FileNotFoundError:
+            raise InputError(f"{display}: no such file") from None
+        except IsADirectoryError:
+            raise InputError(f"{display}: is a directory") from None
+        except OSError as exc:
+            raise InputError(f"{display}: cannot read ({exc.strerror})") from None
+    if size > MAX_INPUT_BYTES:
+        more = "more than" if path == STDIN else f"{size:,} bytes, more than"
+        raise InputError(
+            f"{display}: {more} the {MAX_INPUT_BYTES:,} (256 MiB) azai reads from one "
+            "file; split the plan (one per root module) or scan its parts"
+        )
+    return raw
+
+
 def read_text(path: Path, display: str) -> str:
-    """Read a file as UTF-8 text, refusing missing, empty, binary and oversized files in one line."""
-    try:
-        size = path.stat().st_size
-        if size > MAX_INPUT_BYTES:
-            raise InputError(
-                f"{display}: {size:,} bytes, more than the {MAX_INPUT_BYTES:,} (256 MiB) azai reads from one "
-                "file; split the plan (one per root module) or scan its parts"
-            )
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{display}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{display}: is a directory") from None
-    except OSError as exc:
-        raise InputError(f"{display}: cannot read ({exc.strerror})") from None
+    """Read a file, or stdin for ``-``, as text, refusing missing, empty, binary and oversized
+    input in one line. UTF-8 with or without a byte-order mark, or UTF-16 with one: what
+    Windows PowerShell's ``terraform show -json tfplan > plan.json`` writes."""
+    raw = _read_bytes(path, display)
+    wide = next((codec for bom, codec in _WIDE_BOMS if raw.startswith(bom)), None)
+    if wide is not None:
+        try:
+            text = raw.decode(wide)
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{display}: not UTF-16 text after its byte-order mark (byte {exc.start})") from None
+        if not text.strip():
+            raise InputError(f"{display}: empty file")
+        return text
     if not raw.strip():
         raise InputError(f"{display}: empty file")
     if b"\x00" in raw[:_BINARY_SNIFF]:

@@ -2,7 +2,8 @@
 
 The format of a JSON input is detected from the content, never the file name, so
 ``plan.json``, ``main.json`` and ``whatif.out`` all work. A ``.bicep`` file is compiled first;
-a ``.tf`` file is refused with the commands that make a plan of it. Resources then get their
+a ``.tf`` file is refused with the commands that make a plan of it, a YAML file with what to scan
+instead. ``-`` is standard input. Resources then get their
 declarations in the ``.tf`` or ``.bicep`` source, where it is found.
 """
 
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scanner.errors import InputError
-from scanner.model.jsondoc import Document, is_arm_json, load_document, parse_document
+from scanner.model.jsondoc import STDIN, STDIN_DISPLAY, Document, is_arm_json, load_document, parse_document
 from scanner.model.resources import CoverageGap, Inventory, Resource
 from scanner.model.utilization import UtilizationSource
 from scanner.model.vmsizes import SizeCatalog
@@ -85,6 +86,11 @@ def load_file(
     given = SourcePath(path, display)
     if path.suffix.lower() == ".tf" and path.is_file():
         raise _terraform_configuration(display)
+    if path.suffix.lower() in (".yaml", ".yml") and path.is_file():
+        raise UnrecognisedInput(
+            f"{display}: YAML, which azai does not read; it reads Terraform plan, ARM template (or .bicep) and "
+            "what-if JSON: for an azd project scan infra/main.bicep; Kubernetes and pipeline YAML have no such form"
+        )
     compiled = path.suffix.lower() == ".bicep" and path.is_file()
     if compiled:
         from scanner.sources.authored.compile import compile_bicep
@@ -157,7 +163,11 @@ def expand_paths(paths: Iterable[str]) -> list[tuple[Path, str, bool]]:
     out: list[tuple[Path, str, bool]] = []
     for given in paths:
         path = Path(given)
-        if path.is_dir():
+        if given == "-":
+            if any(p == STDIN for p, _, _ in out):
+                raise InputError("- (stdin) is given twice; it can be read once")
+            out.append((STDIN, STDIN_DISPLAY, True))
+        elif path.is_dir():
             found = _visible(path, "*.json")
             if not found and _visible(path, "*.tf"):
                 raise _terraform_configuration(given)
@@ -188,18 +198,27 @@ def load_inputs(
     is where the ``.tf`` root module or the ``.bicep`` files are (``--source-root``).
 
     With ``skip_unknown``, a file named explicitly that is not a recognised format is skipped
-    too (pre-commit hands over every changed ``*.json``, including package.json).
+    too (pre-commit hands over every changed ``*.json``, including package.json). Without it,
+    paths that hold nothing to scan (an empty folder) are an error: a CI step pointed at the
+    wrong folder must not pass green having read nothing.
     """
     root = SourcePath(Path(source_root), Path(source_root).as_posix()) if source_root is not None else None
     loaded: list[tuple[LoadedInput, Path, bool]] = []
     warnings: list[str] = []
-    for path, display, explicit in expand_paths(paths):
+    given = list(paths)
+    for path, display, explicit in expand_paths(given):
         try:
             loaded.append((load_file(path, display, options, root), path.resolve(), explicit))
         except InputError as exc:
             if explicit and not (skip_unknown and isinstance(exc, UnrecognisedInput)):
                 raise
             warnings.append(f"skipped {exc}")
+    if given and not loaded and not skip_unknown:
+        skipped = f" ({len(warnings)} file(s) skipped as not IaC)" if warnings else ""
+        raise InputError(
+            f"nothing to scan in {', '.join(given)}: no Terraform plan, ARM template or what-if JSON{skipped}; "
+            "'azai scan --skip-unknown' passes when there is none"
+        )
     # A module found while walking a folder is scanned as part of the template that links it,
     # not again on its own (without the values that template gives it).
     linked = {file for item, _, _ in loaded for file in item.linked}
