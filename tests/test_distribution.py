@@ -198,3 +198,18 @@ def test_the_docker_pattern_matcher_follows_docker_semantics() -> None:
     assert _docker_context_includes("scanner/x.py", "*\n!scanner")
     assert not _docker_context_includes("scanner/__pycache__/x.pyc", "*\n!scanner\n**/__pycache__")
     assert _docker_context_includes("benchmarks/out/x", "benchmarks/out/y")
+
+
+def test_the_changelog_and_the_examples_pin_the_version_the_docs_say_to_tag() -> None:
+    version = PROJECT["version"]
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert "\n## [Unreleased]\n" in changelog and f"\n## [{version}]" in changelog
+    docs = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    assert f"git tag -a v{version} " in docs and f"git tag -f v0 v{version}" in docs
+    pins = set(re.findall(r"azai-audit/azai@(v[\d.]+)", docs))
+    pins |= set(re.findall(r"rev: (v[\d.]+)", docs))
+    for workflow in (ROOT / "docs" / "ci").glob("*.yml"):
+        text = workflow.read_text(encoding="utf-8")
+        pins |= set(re.findall(r"azai-audit/azai@(v[\d.]+)", text))
+        pins |= set(re.findall(r"azai-audit(?:\[live\])?==([\d.]+)", text))
+    assert pins == {f"v{version}", version}
