@@ -1,8 +1,11 @@
-"""CI recipes use the current CLI exactly: the Action's script runs, every example parses."""
+"""CI recipes use the current CLI exactly, and the pre-commit hook works under the real pre-commit.
+
+The Action's own tests are in tests/test_action.py."""
 
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -82,62 +85,61 @@ def test_a_stale_option_is_caught() -> None:
         check_command(["azai", "scan", "--format", "yaml", "plan.json"])
 
 
-def _action_step(name: str) -> dict[str, Any]:
-    action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
-    assert action["runs"]["using"] == "composite"
-    return next(step for step in action["runs"]["steps"] if step.get("name") == name)
-
-
-def _run_scan_step(tmp_path: Path, **inputs: str) -> tuple[int, dict[str, str], Path]:
-    step = _action_step("Scan")
-    output, summary = tmp_path / "output", tmp_path / "summary.md"
+def _pre_commit(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The real pre-commit, offline: a `repo: local` hook is this checkout's hook definition
+    run with the installed azai (language: system), and nothing of the user's is read."""
     env = {
-        **os.environ,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-        "GITHUB_OUTPUT": str(output),
-        "GITHUB_STEP_SUMMARY": str(summary),
-        "RUNNER_TEMP": str(tmp_path),
-        "AZAI_PARAMETERS": "",
-        "AZAI_FAIL_ON": "high",
-        "AZAI_CONFIG": "",
-        "AZAI_BASELINE": "",
-        "AZAI_SARIF": str(tmp_path / "azai.sarif"),
-        "AZAI_JOB_SUMMARY": "true",
-        **inputs,
+        "HOME": str(repo.parent),
+        "PRE_COMMIT_HOME": str(repo.parent / "pre-commit-cache"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
     }
-    done = subprocess.run(
-        ["bash", "-e", "-c", step["run"]], env=env, cwd=ROOT, capture_output=True, text=True, timeout=120
+    return subprocess.run(list(args), cwd=repo, env=env, capture_output=True, text=True, timeout=300, check=False)
+
+
+def _hook_repo(tmp_path: Path, extra_args: list[str]) -> Path:
+    """A git repository holding a devcontainer.json with comments, a package.json and the demo
+    plan, committed, with this checkout's hook configured."""
+    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    local = {key: hook[key] for key in ("id", "name", "entry", "files", "pass_filenames", "require_serial")}
+    config = {"repos": [{"repo": "local", "hooks": [{**local, "language": "system", "args": extra_args}]}]}
+    repo = tmp_path / "repo"
+    (repo / ".devcontainer").mkdir(parents=True)
+    (repo / "infra").mkdir()
+    (repo / ".devcontainer" / "devcontainer.json").write_text(
+        '{\n  // the dev container\n  "name": "app", /* pinned */\n'
+        '  "image": "mcr.microsoft.com/devcontainers/python:3.12",\n}\n'
     )
-    outputs = dict(line.split("=", 1) for line in output.read_text().splitlines()) if output.exists() else {}
-    return done.returncode, outputs, summary
+    (repo / "package.json").write_text('{"name": "app", "version": "1.0.0", "private": true}\n')
+    (repo / "infra" / "plan.json").write_bytes((FIXTURES / "demo" / "plan.json").read_bytes())
+    (repo / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config))
+    for command in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-q", "-m", "init"]):
+        done = _pre_commit(repo, *command)
+        assert done.returncode == 0, done.stderr
+    return repo
 
 
-def test_action_scan_step_writes_sarif_and_summary_and_reports_the_exit_code(tmp_path: Path) -> None:
-    paths = f"{FIXTURES / 'demo' / 'plan.json'} {FIXTURES / 'demo' / 'template.json'}"
-    code, outputs, summary = _run_scan_step(tmp_path, AZAI_PATHS=paths)
-    assert code == 0 and outputs == {"exit-code": "1"}  # the step records the verdict; the Gate step applies it
-    assert (tmp_path / "azai.sarif").read_text().startswith("{")
-    assert summary.read_text().startswith("## azai: 46 finding(s)")
-    code, outputs, _ = _run_scan_step(tmp_path, AZAI_PATHS=paths, AZAI_FAIL_ON="none")
-    assert outputs == {"exit-code": "0"}
+@pytest.mark.slow
+def test_pre_commit_skips_non_iac_json_quietly_and_fails_only_on_the_plan(tmp_path: Path) -> None:
+    done = _pre_commit(_hook_repo(tmp_path, []), "pre-commit", "run", "--all-files", "--color", "never")
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    assert re.search(r"^azai \(AI workload checks\)\.+Failed$", output, re.M), output
+    assert "1 input(s)" in output  # the plan alone was scanned
+    skipped = [line for line in output.splitlines() if "skipped" in line]
+    assert skipped == [
+        "warning: skipped 2 file(s) that are not a plan, template or what-if result (--skip-unknown): "
+        ".devcontainer/devcontainer.json, package.json"
+    ]
+    assert "invalid JSON" not in output and "error" not in output
 
 
-def test_action_scan_step_keeps_an_incomplete_scan_for_upload_and_the_gate(tmp_path: Path) -> None:
-    # A linked template that cannot be read: exit 3, SARIF and summary still written and uploaded.
-    linked = str(FIXTURES / "bicep" / "linked" / "main.json")
-    code, outputs, summary = _run_scan_step(tmp_path, AZAI_PATHS=linked, AZAI_FAIL_ON="critical")
-    assert code == 0 and outputs == {"exit-code": "3"}
-    assert "Incomplete" in summary.read_text()
-    assert '"3"' in _action_step("Upload SARIF")["if"]
-
-
-def test_action_scan_step_fails_on_input_errors(tmp_path: Path) -> None:
-    code, outputs, _ = _run_scan_step(tmp_path, AZAI_PATHS=str(tmp_path / "missing.json"))
-    assert code == 2 and outputs == {"exit-code": "2"}
-
-
-def test_action_gate_and_upload_follow_the_scan() -> None:
-    assert _action_step("Gate")["run"] == 'exit "${{ steps.scan.outputs.exit-code }}"'
-    upload = _action_step("Upload SARIF")
-    assert upload["uses"].startswith("github/codeql-action/upload-sarif@")
-    assert "always()" in upload["if"]
+@pytest.mark.slow
+def test_pre_commit_passes_with_fail_on_none(tmp_path: Path) -> None:
+    done = _pre_commit(_hook_repo(tmp_path, ["--fail-on", "none"]), "pre-commit", "run", "--all-files")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"^azai \(AI workload checks\)\.+Passed$", done.stdout, re.M), done.stdout

@@ -359,6 +359,9 @@ def demo(
     DefaultAzureCredential at its managed-identity endpoint, scans every subscription, shows
     the report and stops the emulator. Nothing leaves this machine.
     """
+    from scanner.sources.live.sdk import require_live_sdk
+
+    require_live_sdk("azai demo")
     from scanner.emulator.estate import Estate, demo_estate_path
     from scanner.emulator.server import Emulator
     from scanner.pipeline.scan import ScanRequest, run_scan
@@ -402,6 +405,9 @@ def emulator(estate_file: str | None) -> None:
     import time
     from pathlib import Path
 
+    from scanner.sources.live.sdk import require_live_sdk
+
+    require_live_sdk("azai emulator")
     from scanner.emulator.estate import Estate, demo_estate_path
     from scanner.emulator.server import Emulator
 

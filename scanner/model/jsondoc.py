@@ -274,6 +274,12 @@ def _read_bytes(path: Path, display: str) -> bytes:
     return raw
 
 
+class NotJson(InputError):
+    """A file whose text is not a JSON object (empty, binary, not UTF-8, a syntax error, or
+    comments outside an ARM document): so not a plan, template or what-if result either, and
+    ``--skip-unknown`` skips it as it skips package.json."""
+
+
 def read_text(path: Path, display: str) -> str:
     """Read a file, or stdin for ``-``, as text, refusing missing, empty, binary and oversized
     input in one line. UTF-8 with or without a byte-order mark, or UTF-16 with one: what
@@ -289,16 +295,16 @@ def read_text(path: Path, display: str) -> str:
             raise InputError(f"{display}: empty file")
         return text
     if not raw.strip():
-        raise InputError(f"{display}: empty file")
+        raise NotJson(f"{display}: empty file")
     if b"\x00" in raw[:_BINARY_SNIFF]:
-        raise InputError(f"{display}: binary file, not JSON")
+        raise NotJson(f"{display}: binary file, not JSON")
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line_start = raw.rfind(b"\n", 0, exc.start) + 1
         line = raw.count(b"\n", 0, exc.start) + 1
         column = len(raw[line_start : exc.start].decode("utf-8-sig")) + 1
-        raise InputError(f"{display}: not UTF-8 text, so not JSON (line {line} column {column})") from None
+        raise NotJson(f"{display}: not UTF-8 text, so not JSON (line {line} column {column})") from None
 
 
 def load_document(path: Path, display: str | None = None) -> Document:
@@ -323,7 +329,7 @@ def parse_document(text: str, shown: str) -> Document:
         data, text = _with_comments(text, shown, strict)
     if not isinstance(data, dict):
         kind = "an array" if isinstance(data, list) else f"a {type(data).__name__}"
-        raise InputError(f"{shown}: expected a JSON object at the top level, found {kind}")
+        raise NotJson(f"{shown}: expected a JSON object at the top level, found {kind}")
     return Document(path=shown, text=text, data=data)
 
 
@@ -378,7 +384,7 @@ def _with_comments(text: str, shown: str, strict: json.JSONDecodeError) -> tuple
     blanked, unclosed = _blank_comments(text) if "/" in text else (text, None)
     if unclosed is not None:
         line, column = _line_column(text, unclosed)
-        raise InputError(f"{shown}: invalid JSON at line {line} column {column}: a /* comment is never closed")
+        raise NotJson(f"{shown}: invalid JSON at line {line} column {column}: a /* comment is never closed")
     if blanked != text:
         try:
             data = _parse(blanked, shown)
@@ -387,7 +393,7 @@ def _with_comments(text: str, shown: str, strict: json.JSONDecodeError) -> tuple
         else:
             if is_arm_json(data):
                 return data, blanked
-    raise InputError(f"{shown}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
+    raise NotJson(f"{shown}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
 
 
 # Each token pattern below matches a whole JSON string first, so nothing inside a string is

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scanner.errors import InputError
-from scanner.model.jsondoc import STDIN, STDIN_DISPLAY, Document, is_arm_json, load_document, parse_document
+from scanner.model.jsondoc import STDIN, STDIN_DISPLAY, Document, NotJson, is_arm_json, load_document, parse_document
 from scanner.model.resources import CoverageGap, Inventory, Resource
 from scanner.model.utilization import UtilizationSource
 from scanner.model.vmsizes import SizeCatalog
@@ -197,20 +197,29 @@ def load_inputs(
     """Load every input; skipped directory members are reported as warnings. ``source_root``
     is where the ``.tf`` root module or the ``.bicep`` files are (``--source-root``).
 
-    With ``skip_unknown``, a file named explicitly that is not a recognised format is skipped
-    too (pre-commit hands over every changed ``*.json``, including package.json). Without it,
-    paths that hold nothing to scan (an empty folder) are an error: a CI step pointed at the
-    wrong folder must not pass green having read nothing.
+    With ``skip_unknown``, a file named explicitly that is not a recognised format, or not JSON
+    at all, is skipped too (pre-commit hands over every changed ``*.json``: package.json, a
+    devcontainer.json with comments), and the skipped files make one warning, not one each.
+    Without it, paths that hold nothing to scan (an empty folder) are an error: a CI step
+    pointed at the wrong folder must not pass green having read nothing.
     """
     root = SourcePath(Path(source_root), Path(source_root).as_posix()) if source_root is not None else None
     loaded: list[tuple[LoadedInput, Path, bool]] = []
     warnings: list[str] = []
     given = list(paths)
+    unknown: list[str] = []
     for path, display, explicit in expand_paths(given):
         try:
             loaded.append((load_file(path, display, options, root), path.resolve(), explicit))
+        except (UnrecognisedInput, NotJson) as exc:
+            if explicit and not skip_unknown:
+                raise
+            if skip_unknown:
+                unknown.append(display)
+            else:
+                warnings.append(f"skipped {exc}")
         except InputError as exc:
-            if explicit and not (skip_unknown and isinstance(exc, UnrecognisedInput)):
+            if explicit:
                 raise
             warnings.append(f"skipped {exc}")
     if given and not loaded and not skip_unknown:
@@ -219,7 +228,15 @@ def load_inputs(
             f"nothing to scan in {', '.join(given)}: no Terraform plan, ARM template or what-if JSON{skipped}; "
             "'azai scan --skip-unknown' passes when there is none"
         )
+    if unknown:
+        warnings.append(_skipped_unknown(unknown))
     # A module found while walking a folder is scanned as part of the template that links it,
     # not again on its own (without the values that template gives it).
     linked = {file for item, _, _ in loaded for file in item.linked}
     return [item for item, file, explicit in loaded if explicit or file not in linked], warnings
+
+
+def _skipped_unknown(files: list[str]) -> str:
+    """One line for every file ``--skip-unknown`` skipped, naming the first few."""
+    shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    return f"skipped {len(files)} file(s) that are not a plan, template or what-if result (--skip-unknown): {shown}"

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 from scanner.sources.live.boundary import Boundary, Limits, bounded_adapter, endpoint_only_policy, retry_policy
 from scanner.sources.live.redaction import RecordingCredential
+from scanner.sources.live.sdk import require_live_sdk
 
 CLOUDS = {
     "AzureCloud": ("https://management.azure.com", "login.microsoftonline.com"),
@@ -177,6 +178,7 @@ class ClientFactory:
         bounds: Limits | None = None,
         timeout: float | None = None,
     ) -> None:
+        require_live_sdk("a live scan")
         from azure.identity import DefaultAzureCredential
 
         if not os.environ.get("AZAI_DEBUG"):

@@ -1,0 +1,215 @@
+"""The distribution: its metadata, the plan-only install without the Azure SDK, and the Docker
+build context.
+
+A plan-only install is simulated in a subprocess whose import system refuses ``azure`` and
+``cryptography`` (as when neither is installed), so the test runs in the test venv, which has
+the `live` extra.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import tomllib
+from typing import Any
+
+import pytest
+
+from scanner.sources.live.sdk import DISTRIBUTION, LIVE_MODULES
+from tests.conftest import FIXTURES, ROOT
+
+PYPROJECT: dict[str, Any] = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+PROJECT: dict[str, Any] = PYPROJECT["project"]
+REPOSITORY = PROJECT["urls"]["Source"]
+
+# Run the CLI as if the `live` extra were not installed; report any SDK module that got loaded.
+WITHOUT_SDK = """
+import sys
+from importlib.abc import MetaPathFinder
+
+class NoSdk(MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("azure", "cryptography"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+sys.meta_path.insert(0, NoSdk())
+from scanner.cli.commands import main
+try:
+    main(sys.argv[1:], prog_name="azai")
+finally:
+    loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("azure", "cryptography"))
+    print("loaded:", loaded, file=sys.stderr)
+"""
+
+
+def _without_sdk(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", WITHOUT_SDK, *args], capture_output=True, text=True, cwd=ROOT, timeout=120, check=False
+    )
+
+
+def _requirement_name(requirement: str) -> str:
+    return re.split(r"[<>=!~\[; ]", requirement, maxsplit=1)[0].lower()
+
+
+def test_the_distribution_name_is_the_one_the_live_error_names() -> None:
+    assert PROJECT["name"] == DISTRIBUTION == "azai-audit"
+    assert PROJECT["scripts"] == {"azai": "scanner.cli.commands:main"}
+
+
+def test_licence_metadata_uses_pep_639_with_the_mit_text() -> None:
+    assert PROJECT["license"] == "MIT"
+    assert PROJECT["license-files"] == ["LICENSE"]
+    licence = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert licence.startswith("MIT License\n")
+    assert 'THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND' in licence
+    assert "License :: OSI Approved" not in " ".join(PROJECT["classifiers"])  # PEP 639 forbids both
+    # setuptools reads a licence expression and license-files from 77.0 on.
+    assert PYPROJECT["build-system"]["requires"] == ["setuptools>=77"]
+
+
+def test_urls_and_authors_point_at_one_repository() -> None:
+    assert PROJECT["authors"]
+    assert REPOSITORY.startswith("https://github.com/")
+    for name, url in PROJECT["urls"].items():
+        assert url.startswith(REPOSITORY), name
+
+
+def test_the_azure_sdk_is_only_in_the_live_extra_and_the_guard_checks_each_package() -> None:
+    base = {_requirement_name(r) for r in PROJECT["dependencies"]}
+    live = {_requirement_name(r) for r in PROJECT["optional-dependencies"]["live"]}
+    assert not {name for name in base if name.startswith("azure") or name == "cryptography"}
+    assert {name.replace("-", ".") for name in live} == set(LIVE_MODULES)
+    assert f"{DISTRIBUTION}[live]" in PROJECT["optional-dependencies"]["test"]
+
+
+def test_a_plan_and_template_scan_loads_no_azure_sdk() -> None:
+    plan, template = FIXTURES / "demo" / "plan.json", FIXTURES / "demo" / "template.json"
+    done = _without_sdk("scan", str(plan), str(template), "--format", "sarif", "--format", "json", "-o", "/dev/null")
+    assert done.returncode == 1, done.stderr  # the demo estate has high findings
+    assert done.stderr.strip().splitlines()[-1] == "loaded: []"
+    assert [i["kind"] for i in json.loads(done.stdout)["inputs"]] == ["terraform", "arm"]
+
+
+@pytest.mark.parametrize(
+    ("args", "what"),
+    [
+        (("scan", "--subscription", "00000000-0000-0000-0000-000000000000"), "a live scan"),
+        (("drift", "--iac", str(FIXTURES / "demo" / "plan.json"), "--all-subscriptions"), "a live scan"),
+        (("demo",), "azai demo"),
+        (("emulator",), "azai emulator"),
+    ],
+    ids=["scan", "drift", "demo", "emulator"],
+)
+def test_live_commands_without_the_sdk_exit_2_naming_the_extra(args: tuple[str, ...], what: str) -> None:
+    done = _without_sdk(*args)
+    assert done.returncode == 2
+    *message, loaded = done.stderr.strip().splitlines()
+    assert message == [
+        f"azai: error: {what} needs the Azure SDK, which is not installed (azure.identity is missing): "
+        "pip install 'azai-audit[live]'"
+    ]
+    assert loaded == "loaded: []"
+    assert done.stdout == ""
+
+
+def test_readme_links_are_absolute_outside_the_generated_rule_table() -> None:
+    """A package page shows README.md without the repository, so a relative link is dead there.
+    The rule table between the rules markers is generated by scanner/engine/ruledocs.py."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    outside = re.sub(r"<!-- rules:start -->.*?<!-- rules:end -->", "", readme, flags=re.S)
+    targets = re.findall(r"\]\(([^)]+)\)", outside)
+    assert targets
+    relative = [t for t in targets if not t.startswith(("https://", "http://", "#"))]
+    assert relative == []
+    own = [t for t in targets if "github.com" in t and "/azai" in t]
+    assert own and all(t.startswith(f"{REPOSITORY}/blob/main/") for t in own)
+
+
+def test_readme_installs_the_distribution_name() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"pip install '{DISTRIBUTION}[live]'" in readme
+    assert f"pip install {DISTRIBUTION}" in readme
+    assert "pip install azai " not in readme and "pip install azai\n" not in readme
+
+
+def _docker_pattern(pattern: str) -> re.Pattern[str]:
+    """A .dockerignore pattern as Docker matches it: ``**`` any folders, ``*`` and ``?`` within
+    one path part."""
+    parts = re.split(r"(\*\*/?|\*|\?)", pattern.strip("/"))
+    wildcards = {"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*", "?": "[^/]"}
+    return re.compile("".join(wildcards.get(p, re.escape(p)) for p in parts) + r"\Z")
+
+
+def _docker_context_includes(path: str, ignore: str) -> bool:
+    """Whether Docker sends ``path`` (relative to the context) to the build: the last pattern
+    matching the path or a folder above it decides, ``!`` includes again."""
+    rules = [line.strip() for line in ignore.splitlines() if line.strip() and not line.startswith("#")]
+    prefixes = ["/".join(path.split("/")[: i + 1]) for i in range(path.count("/") + 1)]
+    included = True
+    for rule in rules:
+        negated = rule.startswith("!")
+        pattern = _docker_pattern(rule.removeprefix("!"))
+        if any(pattern.match(prefix) for prefix in prefixes):
+            included = negated
+    return included
+
+
+def test_the_docker_build_context_holds_every_copied_file_and_nothing_local() -> None:
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    ignore = (ROOT / ".dockerignore").read_text(encoding="utf-8")
+    assert re.search(r"^FROM python:3\.12-slim$", dockerfile, re.M)
+    assert re.search(r"^USER azai$", dockerfile, re.M) and "useradd --create-home --uid 10001 azai" in dockerfile
+    assert re.search(r'^ENTRYPOINT \["azai"\]$', dockerfile, re.M)
+    copied = [src for line in re.findall(r"^COPY (.+) \S+$", dockerfile, re.M) for src in line.split()]
+    assert copied == ["pyproject.toml", "README.md", "LICENSE", "scanner", "checks", "reports"]
+    for source in copied:
+        assert (ROOT / source).exists(), source
+        assert _docker_context_includes(source, ignore), source
+    # Every package the install finds is copied, so the image has all of azai.
+    packages = PYPROJECT["tool"]["setuptools"]["packages"]["find"]["include"]
+    assert sorted(p.rstrip("*") for p in packages) == sorted(["scanner", "checks", "reports"])
+    for path in (
+        "scanner/cli/commands.py",
+        "scanner/data/vm_prices.csv",
+        "checks/__init__.py",
+        "reports/sarif.py",
+    ):
+        assert (ROOT / path).is_file() and _docker_context_includes(path, ignore), path
+    for path in (
+        ".git/HEAD",
+        ".venv/bin/python",
+        "benchmarks/out/run.json",
+        "tests/test_cli.py",
+        "fixtures/demo/plan.json",
+        "azai_audit.egg-info/PKG-INFO",
+        "scanner/__pycache__/errors.cpython-312.pyc",
+        "scanner/cli/__pycache__/commands.cpython-312.pyc",
+    ):
+        assert not _docker_context_includes(path, ignore), path
+
+
+def test_the_docker_pattern_matcher_follows_docker_semantics() -> None:
+    """The matcher above must be able to fail: a trailing re-include or a missing folder rule flips it."""
+    assert not _docker_context_includes("a/b", "*")
+    assert _docker_context_includes("scanner/x.py", "*\n!scanner")
+    assert not _docker_context_includes("scanner/__pycache__/x.pyc", "*\n!scanner\n**/__pycache__")
+    assert _docker_context_includes("benchmarks/out/x", "benchmarks/out/y")
+
+
+def test_the_changelog_and_the_examples_pin_the_version_the_docs_say_to_tag() -> None:
+    version = PROJECT["version"]
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert "\n## [Unreleased]\n" in changelog and f"\n## [{version}]" in changelog
+    docs = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    assert f"git tag -a v{version} " in docs and f"git tag -f v0 v{version}" in docs
+    pins = set(re.findall(r"azai-audit/azai@(v[\d.]+)", docs))
+    pins |= set(re.findall(r"rev: (v[\d.]+)", docs))
+    for workflow in (ROOT / "docs" / "ci").glob("*.yml"):
+        text = workflow.read_text(encoding="utf-8")
+        pins |= set(re.findall(r"azai-audit/azai@(v[\d.]+)", text))
+        pins |= set(re.findall(r"azai-audit(?:\[live\])?==([\d.]+)", text))
+    assert pins == {f"v{version}", version}
