@@ -15,7 +15,7 @@ from scanner.model.unknown import Unknown, UnknownValueError, known
 WAF_AI = "https://learn.microsoft.com/azure/well-architected/ai/"
 # Where the generated rule pages (docs/rules/) are published: each built-in rule's help_uri,
 # which SARIF viewers such as GitHub code scanning link as the rule's help.
-RULE_PAGES = "https://github.com/OWNER/azai/blob/main/docs/rules/"
+RULE_PAGES = "https://github.com/azai-audit/azai/blob/main/docs/rules/"  # project.urls in pyproject.toml
 
 
 def rule_page(rule_id: str) -> str:

@@ -59,7 +59,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI
+from checks._common import WAF_AI, rule_page
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.engine.setting_checks import forbid
 from scanner.model import azure_types as T
@@ -83,11 +83,15 @@ from scanner.model.resources import Resource
         WAF_AI + "design-principles#security",
     ),
     remediation=Remediation(
-        terraform="azurerm_container_app: ingress { allow_insecure_connections = false }",
-        bicep="properties: { configuration: { ingress: { allowInsecure: false } } }",
-        cli="az containerapp ingress update -n APP -g RG --allow-insecure false",
+        terraform="Set ingress.allow_insecure_connections to false on the azurerm_container_app.",
+        bicep="Set properties.configuration.ingress.allowInsecure to false.",
+        cli="Turn insecure ingress off with az containerapp ingress update.",
+        terraform_code="ingress {\\n  allow_insecure_connections = false\\n}",
+        bicep_code="configuration: {\\n  ingress: {\\n    allowInsecure: false\\n  }\\n}",
+        cli_code="az containerapp ingress update -n APP -g RG --allow-insecure false",
+        guide="https://learn.microsoft.com/azure/container-apps/ingress-overview",
     ),
-    help_uri="https://learn.microsoft.com/azure/container-apps/ingress-overview",
+    help_uri=rule_page("$id"),
 )
 def $function(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     """A container app whose ingress accepts plain HTTP, so requests and responses, prompts and
