@@ -7,19 +7,18 @@ from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
+from scanner import RULE_PAGES
 from scanner.engine.checkapi import CheckContext, Principle, Violation
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource, normalize_location
 from scanner.model.unknown import Unknown, UnknownValueError, known
 
 WAF_AI = "https://learn.microsoft.com/azure/well-architected/ai/"
-# Where the generated rule pages (docs/rules/) are published: each built-in rule's help_uri,
-# which SARIF viewers such as GitHub code scanning link as the rule's help.
-RULE_PAGES = "https://github.com/azai-audit/azai/blob/main/docs/rules/"  # project.urls in pyproject.toml
 
 
 def rule_page(rule_id: str) -> str:
-    """The rule's own page, docs/rules/<id>.md, where its fix is shown as code."""
+    """The rule's own page, docs/rules/<id>.md, where its fix is shown as code: each built-in
+    rule's help_uri, which SARIF viewers such as GitHub code scanning link as the rule's help."""
     return f"{RULE_PAGES}{rule_id}.md"
 
 

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from reports.json_report import SCHEMA_VERSION
+from scanner import RULE_PAGES
 from scanner.engine.registry import load_checks
 from scanner.engine.ruledocs import README_END, README_START, generate, readme_with_rules
 from tests.conftest import FIXTURES, ROOT, cli_json, run_cli
@@ -31,7 +32,7 @@ def test_readme_rule_table_is_up_to_date() -> None:
     block = readme.split(README_START, 1)[1].split(README_END, 1)[0]
     assert block.lstrip().startswith(f"{len(checks)} rules,")
     for check in checks:
-        assert f"(docs/rules/{check.id}.md) {check.slug}" in block, check.id
+        assert f"({RULE_PAGES}{check.id}.md) {check.slug}" in block, check.id
 
 
 def test_a_stale_readme_rule_table_is_caught() -> None:

@@ -13,6 +13,7 @@ import json
 import textwrap
 from collections.abc import Iterable
 
+from scanner import RULE_PAGES
 from scanner.engine.checkapi import Check, PeerRule, Pillar
 
 COMPLIANCE_VERSION = 2
@@ -217,4 +218,4 @@ def readme_with_rules(readme: str, checks: list[Check]) -> str:
     if start < 0 or end < start:
         raise ValueError(f"README.md lacks the {README_START} ... {README_END} markers around its rule table")
     head = readme[: start + len(README_START)]
-    return f"{head}\n{readme_rules_markdown(checks)}\n{readme[end:]}"
+    return f"{head}\n{readme_rules_markdown(checks, RULE_PAGES)}\n{readme[end:]}"
