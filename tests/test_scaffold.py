@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from scanner import RULE_PAGES
 from scanner.dev.commands import main
 from scanner.dev.scaffold import validate
 from scanner.engine.checkapi import Pillar
@@ -107,7 +108,7 @@ def test_the_docs_and_readme_include_the_new_rule(scaffolded: Path) -> None:
     assert NEW_ID in json.loads((scaffolded / "docs" / "rules" / "compliance.json").read_text())["rules"]
     readme = (scaffolded / "README.md").read_text(encoding="utf-8")
     cost_row = next(line for line in readme.splitlines() if line.startswith("| Cost Optimization |"))
-    assert cost_row.endswith(f"[299](docs/rules/{NEW_ID}.md) {NEW_SLUG} |")
+    assert cost_row.endswith(f"[299]({RULE_PAGES}{NEW_ID}.md) {NEW_SLUG} |")  # absolute: PyPI shows the README
     count = len(list((scaffolded / "checks").glob("azai*.py")))
     assert f"<!-- rules:start -->\n{count} rules, each" in readme
 
