@@ -176,6 +176,10 @@ def _handler(emulator: Emulator, tls: bool) -> type[BaseHTTPRequestHandler]:
 
         def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
             data = json.dumps(body).encode("utf-8")
+            # Recorded before the answer goes out: a client that has its answer (a test about to
+            # count requests) must find the request in the log, whatever the threads' timing.
+            split = urlsplit(self.path)
+            emulator.record(LoggedRequest(self.command, split.path, split.query, status))
             self.send_response(status)
             self.send_header("Content-Type", "application/json; charset=utf-8")
             self.send_header("Content-Length", str(len(data)))
@@ -186,8 +190,6 @@ def _handler(emulator: Emulator, tls: bool) -> type[BaseHTTPRequestHandler]:
                 self.send_header(key, value)
             self.end_headers()
             self.wfile.write(data)
-            split = urlsplit(self.path)
-            emulator.record(LoggedRequest(self.command, split.path, split.query, status))
 
         def _error(self, status: int, code: str, message: str, headers: dict[str, str] | None = None) -> None:
             self._send(status, {"error": {"code": code, "message": message}}, headers)
@@ -234,8 +236,8 @@ def _handler(emulator: Emulator, tls: bool) -> type[BaseHTTPRequestHandler]:
             answer: Answer | None = _by_suffix(faults.answers, path)
             if answer is not None:
                 token = self.headers.get("Authorization", "").removeprefix("Bearer ")
-                deliver(self, answer, render(answer, token, emulator.witness.endpoint), emulator.stopping)
-                return emulator.record(LoggedRequest(self.command, split.path, split.query, answer.status))
+                emulator.record(LoggedRequest(self.command, split.path, split.query, answer.status))
+                return deliver(self, answer, render(answer, token, emulator.witness.endpoint), emulator.stopping)
             fault = emulator.fault_for(f"{self.command} {self.path} {json.dumps(body, sort_keys=True)}")
             if fault == "throttle":
                 seconds = faults.retry_after_seconds
