@@ -466,3 +466,33 @@ def test_the_bicep_clis_output_is_read_as_utf8_whatever_the_locale(tmp_path: Pat
     env = {**_fake_bicep_cli(tmp_path, written), "LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
     done = run_cli("scan", "--fail-on", "none", "fixtures/sources/bicep/main.bicep", env=env, process=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_default_root_is_checked_in_one_pass_per_file_however_many_resources(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Proving the plan's folder is its root once searched the folder's text again for every
+    root resource: a 10,000-block root module took 71 s instead of 5. Counted, not timed."""
+    from scanner.sources.authored import terraform
+
+    names = [f"a{i}" for i in range(300)]
+    _cognitive_plan(tmp_path, names)
+    for part in range(3):
+        (tmp_path / f"part{part}.tf").write_text("".join(_account_block(n) for n in names[part::3]), encoding="utf-8")
+    scans = 0
+    header = terraform._HEADER
+
+    class Counted:
+        def findall(self, data: bytes) -> list[Any]:
+            nonlocal scans
+            scans += 1
+            return header.findall(data)
+
+    monkeypatch.setattr(terraform, "_HEADER", Counted())
+    report = _json_scan("plan.json", cwd=tmp_path)
+    assert scans == 3
+    assert len(_ai101_places(report)) == 300 and {uri for _, uri, _ in _ai101_places(report)} == {
+        "part0.tf",
+        "part1.tf",
+        "part2.tf",
+    }

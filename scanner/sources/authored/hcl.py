@@ -31,6 +31,7 @@ _RESOURCE = re.compile(rb'^resource[ \t]+"([^"\n]*)"[ \t]+"([^"\n]*)"[ \t]*\{', 
 _TOP_LEVEL = re.compile(
     rb"^(?:resource|data|module|variable|output|locals|provider|terraform|moved|import|removed|check)\b", re.M
 )
+_QUOTED = re.compile(rb'"([^"\n]*)"')
 _WRAPPERS = frozenset(("expression", "collection_value", "function_arguments"))
 
 
@@ -61,7 +62,10 @@ def read_module(directory: Path, display: str, wanted: set[str], warnings: list[
         for key, declaration in here.items():
             found.setdefault(key, declaration)
     for data, shown in sliced:  # a block not at column 0: only a whole parse of its file finds it
-        missing = {key for key in wanted - found.keys() if all(f'"{part}"'.encode() in data for part in key.split("."))}
+        if not wanted - found.keys():
+            break
+        quoted = set(_QUOTED.findall(data))  # one pass, however many blocks are missing
+        missing = {key for key in wanted - found.keys() if all(part.encode() in quoted for part in key.split("."))}
         for key, declaration in _whole(data, shown, missing, warnings).items() if missing else ():
             found.setdefault(key, declaration)
     return found

@@ -24,6 +24,8 @@ from scanner.sources.terraform.plan import declaration_key
 
 MANIFEST = Path(".terraform") / "modules" / "modules.json"
 _LOCAL = ("./", "../")
+# A resource or module block's header, at any indentation: its kind and labels.
+_HEADER = re.compile(rb'^[ \t]*(resource|module)[ \t]+"([^"\n]*)"(?:[ \t]+"([^"\n]*)")?', re.M)
 
 
 def root_module(plan: SourcePath, source_root: SourcePath | None) -> SourcePath:
@@ -50,17 +52,17 @@ def attach(
     wanted: dict[str, set[str]] = {}
     for _, module, local in keyed:
         wanted.setdefault(module, set()).add(local)
-    declared: dict[str, dict[str, Declaration]] = {}
-    for module, blocks in wanted.items():
-        folder = folders.get(module)
-        declared[module] = read_module(folder.path, folder.display, blocks, warnings) if folder else {}
-    if not chosen and not _is_root_of(plan, root, wanted.get("", set())):
+    if not chosen and not _is_root_of(plan, root, wanted.get("", set())):  # before any parsing
         if any(root.path.glob("*.tf")):
             warnings.append(
                 f"{root.display}: its .tf files are not this plan's root module (they do not declare all of "
                 "its root resources and module calls); findings point at the plan (pass --source-root)"
             )
         return
+    declared: dict[str, dict[str, Declaration]] = {}
+    for module, blocks in wanted.items():
+        folder = folders.get(module)
+        declared[module] = read_module(folder.path, folder.display, blocks, warnings) if folder else {}
     for resource, module, local in keyed:
         declaration = declared[module].get(local)
         if declaration is not None:
@@ -76,15 +78,12 @@ def _is_root_of(plan: dict[str, Any], root: SourcePath, wanted: set[str]) -> boo
     calls = module.get("module_calls") if isinstance(module, dict) else None
     if not wanted and not calls:
         return False
-    text = b"".join(_read(path) for path in sorted(root.path.glob("*.tf")))
-    headers = [("resource", *key.split(".", 1)) for key in wanted]
-    headers += [("module", str(name)) for name in (calls if isinstance(calls, dict) else {})]
-    return all(re.search(_header(*labels), text, re.M) for labels in headers)
-
-
-def _header(kind: str, *labels: str) -> bytes:
-    quoted = rb"[ \t]+".join(rb'"' + re.escape(label.encode()) + rb'"' for label in labels)
-    return rb"^[ \t]*" + kind.encode() + rb"[ \t]+" + quoted
+    headers: set[tuple[bytes, ...]] = set()
+    for path in sorted(root.path.glob("*.tf")):  # one pass over each file, however many blocks
+        headers.update((kind, *(label for label in labels if label)) for kind, *labels in _HEADER.findall(_read(path)))
+    needed = {(b"resource", *(part.encode() for part in key.split(".", 1))) for key in wanted}
+    needed |= {(b"module", str(name).encode()) for name in (calls if isinstance(calls, dict) else {})}
+    return needed <= headers
 
 
 def _read(path: Path) -> bytes:
