@@ -29,10 +29,8 @@ def location(place: Place | None) -> dict[str, Any]:
 def scanned_location(item: Finding | Undetermined) -> dict[str, Any] | None:
     """Where in the scanned plan or template the resource is, when reports point elsewhere (at
     the ``.tf`` or ``.bicep`` line); None when they point at the scanned file itself."""
-    if item.resource.origin.declaration is None:
-        return None  # located in the scanned file already: do not locate it twice
-    scanned = item.scanned_place
-    return location(scanned) if scanned is not None else None
+    related = item.related_place
+    return location(related) if related is not None else None
 
 
 def place_text(place: Place, column: bool = True) -> str:

@@ -118,15 +118,13 @@ def _location(item: Finding | Undetermined, uris: ArtifactUris) -> om.Location:
 def _scanned_location(item: Finding, uris: ArtifactUris) -> list[om.Location] | None:
     """The plan's or compiled template's own position, when the result points at the source
     people wrote: kept so that a reader can still find the resource in what was scanned."""
-    if item.resource.origin.declaration is None:
-        return None  # the result is in the scanned file already: do not locate it twice
-    scanned = item.scanned_place
-    if scanned is None:
+    related = item.related_place
+    if related is None:
         return None
     return [
         om.Location(
             id=0,
-            physical_location=uris.location(scanned, item.resource.id),
+            physical_location=uris.location(related, item.resource.id),
             message=om.Message(text="where the scanned file declares it"),
         )
     ]

@@ -55,9 +55,9 @@ class Finding:
         return self.resource.origin.place(self.violation.path)
 
     @property
-    def scanned_place(self) -> Place | None:
+    def related_place(self) -> Place | None:
         """The plan's or compiled template's own position, kept beside a source line."""
-        return self.resource.origin.scanned_place(self.violation.path)
+        return self.resource.origin.related_place(self.violation.path)
 
 
 @dataclass(frozen=True)
@@ -74,8 +74,8 @@ class Undetermined:
         return self.resource.origin.place(self.path)
 
     @property
-    def scanned_place(self) -> Place | None:
-        return self.resource.origin.scanned_place(self.path)
+    def related_place(self) -> Place | None:
+        return self.resource.origin.related_place(self.path)
 
 
 @dataclass

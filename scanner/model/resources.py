@@ -176,6 +176,11 @@ class Origin:
             return self.declaration.place(self._source_path(arm_path or ""))
         return self.scanned_place(arm_path)
 
+    def related_place(self, arm_path: str | None = None) -> Place | None:
+        """The scanned file's position when ``place`` is a source line instead (reports keep it
+        beside that line); None when ``place`` is the scanned file itself."""
+        return self.scanned_place(arm_path) if self.declaration is not None else None
+
     def _source_path(self, arm_path: str) -> tuple[str, ...]:
         """An ARM property path as the source spells it: into the host object for a virtual
         resource, then through ``property_map`` (a Terraform attribute path)."""

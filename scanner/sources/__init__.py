@@ -84,14 +84,15 @@ def load_file(
     """One input file as an inventory; ``options`` say how templates are evaluated, and
     ``source_root`` where the ``.tf`` or ``.bicep`` sources are when they are not beside it."""
     given = SourcePath(path, display)
-    if path.suffix.lower() == ".tf" and path.is_file():
+    suffix = path.suffix.lower() if path.is_file() else ""  # a missing file says so when it is read
+    if suffix == ".tf":
         raise _terraform_configuration(display)
-    if path.suffix.lower() in (".yaml", ".yml") and path.is_file():
+    if suffix in (".yaml", ".yml"):
         raise UnrecognisedInput(
             f"{display}: YAML, which azai does not read; it reads Terraform plan, ARM template (or .bicep) and "
             "what-if JSON: for an azd project scan infra/main.bicep; Kubernetes and pipeline YAML have no such form"
         )
-    compiled = path.suffix.lower() == ".bicep" and path.is_file()
+    compiled = suffix == ".bicep"
     if compiled:
         from scanner.sources.authored.compile import compile_bicep
 
