@@ -97,20 +97,24 @@ def main() -> int:
     print(f"azai: median {azai_time:.2f} s, peak {azai_peak:.0f} MiB")
     if args.sources:
         for layout in ("blocks", "modular"):
-            measured = []
+            pair = []
             for sourced in (False, True):
-                plan = HERE / "out" / f"{layout}-{'sourced' if sourced else 'bare'}-{args.resources}" / "plan.json"
-                if not plan.exists():
-                    generator = [sys.executable, str(HERE / "generate_plan.py"), str(args.resources), str(plan)]
+                variant = f"{layout}-{'sourced' if sourced else 'bare'}-{args.resources}"
+                layout_plan = HERE / "out" / variant / "plan.json"
+                if not layout_plan.exists():
+                    generator = [sys.executable, str(HERE / "generate_plan.py"), str(args.resources), str(layout_plan)]
                     generator += ["--modular"] * (layout == "modular") + ["--sources"] * sourced
                     subprocess.run(generator, check=True, stdout=subprocess.DEVNULL)
-                label = f"azai {layout} {'with' if sourced else 'without'} .tf"
-                measured.append(run(label, [*azai[:-1], str(plan)], args.runs))
-            (bare_time, bare_peak), (with_time, with_peak) = measured
+                pair.append([*azai[:-1], str(layout_plan)])
+            # Alternated, so both see the same load on a shared machine.
+            runs = [(measure(pair[0]), measure(pair[1])) for _ in range(args.runs)]
+            bare_time, with_time = (statistics.median(r[i][0] for r in runs) for i in (0, 1))
+            bare_peak, with_peak = (max(r[i][1] for r in runs) for i in (0, 1))
             print(
                 f"{layout}: with .tf sources {with_time:.2f} s, {with_peak:.0f} MiB against {bare_time:.2f} s, "
                 f"{bare_peak:.0f} MiB ({(with_time / bare_time - 1) * 100:+.1f} % time, "
-                f"{(with_peak / bare_peak - 1) * 100:+.1f} % memory)"
+                f"{(with_peak / bare_peak - 1) * 100:+.1f} % memory)",
+                flush=True,
             )
     if args.checkov:
         checkov = [args.checkov, "-f", str(plan), "--framework", "terraform_plan", "--quiet", "--compact", "-o", "json"]
