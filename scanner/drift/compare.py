@@ -141,6 +141,25 @@ WATCH: dict[str, tuple[Watched, ...]] = {
         Watched("properties.priority", default="Regular"),
     ),
     T.VM_SCALE_SET: (_LOCATION, Watched("sku.name"), Watched("sku.capacity", platform_moved=_aks_owned)),
+    T.MODEL_DEPLOYMENT: (
+        Watched("sku.name"),
+        Watched("sku.capacity"),
+        Watched("properties.model.name"),
+        Watched("properties.model.version"),
+        Watched("properties.raiPolicyName"),
+        Watched("properties.versionUpgradeOption"),
+    ),
+    T.SEARCH_SERVICE: (
+        _LOCATION,
+        _NO_IDENTITY,
+        # Search Services REST reference: when disableLocalAuth is true, calls "will not be
+        # permitted to utilize API keys"; absent, API keys are accepted.
+        Watched("properties.disableLocalAuth", default=False),
+        Watched("properties.publicNetworkAccess"),
+        Watched("properties.networkRuleSet.ipRules", default=[], as_set=True, item_key="value"),
+        Watched("properties.encryptionWithCmk.enforcement"),
+        Watched("properties.replicaCount"),
+    ),
 }
 WATCHED_TYPES = {t.lower(): watched for t, watched in WATCH.items()}
 # Types whose undeclared live instances are unmanaged AI resources.
@@ -155,6 +174,8 @@ AI_TYPES = frozenset(
         T.COGNITIVE_ACCOUNT,
         T.MANAGED_CLUSTER,
         T.AGENT_POOL,
+        T.MODEL_DEPLOYMENT,
+        T.SEARCH_SERVICE,
     )
 )
 SECURITY_PATHS = (
@@ -174,6 +195,8 @@ SECURITY_PATHS = (
     "isolationmode",
     "allowpublicaccesswhenbehindvnet",
     "restrictoutbound",
+    "raipolicyname",
+    "encryptionwithcmk",
 )
 
 

@@ -29,6 +29,15 @@ DEPLOYMENT = "Microsoft.Resources/deployments"
 PRIVATE_ENDPOINT = "Microsoft.Network/privateEndpoints"
 DIAGNOSTIC_SETTING = "Microsoft.Insights/diagnosticSettings"
 AUTOSCALE_SETTING = "Microsoft.Insights/autoscaleSettings"
+# Generative AI: model deployments and content filters of an AI services account, Foundry
+# projects and connections, and the retrieval store (AI Search) that grounds the models.
+MODEL_DEPLOYMENT = "Microsoft.CognitiveServices/accounts/deployments"
+RAI_POLICY = "Microsoft.CognitiveServices/accounts/raiPolicies"
+AI_PROJECT = "Microsoft.CognitiveServices/accounts/projects"
+ACCOUNT_CONNECTION = "Microsoft.CognitiveServices/accounts/connections"
+PROJECT_CONNECTION = "Microsoft.CognitiveServices/accounts/projects/connections"
+WORKSPACE_CONNECTION = "Microsoft.MachineLearningServices/workspaces/connections"
+SEARCH_SERVICE = "Microsoft.Search/searchServices"
 
 # Cognitive Services account kinds that serve Azure OpenAI models.
 OPENAI_KINDS = ("OpenAI", "AIServices")
@@ -58,6 +67,13 @@ _CANONICAL = {
         PRIVATE_ENDPOINT,
         DIAGNOSTIC_SETTING,
         AUTOSCALE_SETTING,
+        MODEL_DEPLOYMENT,
+        RAI_POLICY,
+        AI_PROJECT,
+        ACCOUNT_CONNECTION,
+        PROJECT_CONNECTION,
+        WORKSPACE_CONNECTION,
+        SEARCH_SERVICE,
     )
 }
 

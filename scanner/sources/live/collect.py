@@ -62,6 +62,7 @@ GRAPH_TYPES = (
     T.CONTAINER_REGISTRY,
     T.PRIVATE_ENDPOINT,
     T.AUTOSCALE_SETTING,
+    T.SEARCH_SERVICE,
 )
 SUBSCRIPTIONS_QUERY = (
     "resourcecontainers | where type =~ 'microsoft.resources/subscriptions' "
@@ -77,6 +78,15 @@ WORKSPACE_CHILDREN = (
     ("computes", T.COMPUTE),
     ("onlineEndpoints", T.ONLINE_ENDPOINT),
     ("serverlessEndpoints", T.SERVERLESS_ENDPOINT),
+    ("connections", T.WORKSPACE_CONNECTION),
+)
+# The first GA api-version with Foundry projects; it also lists deployments and content filters.
+COGNITIVE_API = "2025-06-01"
+ACCOUNT_CHILDREN = (
+    ("deployments", T.MODEL_DEPLOYMENT),
+    ("raiPolicies", T.RAI_POLICY),
+    ("projects", T.AI_PROJECT),
+    ("connections", T.ACCOUNT_CONNECTION),
 )
 DIAGNOSTICS_API = "2021-05-01-preview"
 ENVIRONMENT_TYPES = frozenset(t.lower() for t in (T.ENVIRONMENT_VERSION, T.REGISTRY_ENVIRONMENT_VERSION))
@@ -88,6 +98,9 @@ LISTED_UNDER = {
     T.ONLINE_DEPLOYMENT.lower(): T.ONLINE_ENDPOINT.lower(),
     T.SERVERLESS_ENDPOINT.lower(): T.WORKSPACE.lower(),
     T.CONTAINER_APP_AUTH.lower(): T.CONTAINER_APP.lower(),
+    T.WORKSPACE_CONNECTION.lower(): T.WORKSPACE.lower(),
+    **{child.lower(): T.COGNITIVE_ACCOUNT.lower() for _, child in ACCOUNT_CHILDREN},
+    T.PROJECT_CONNECTION.lower(): T.AI_PROJECT.lower(),
 }
 # Types that are neither in Resource Graph nor listed: `LiveRead`s bring them.
 READ_TYPES = ENVIRONMENT_TYPES | {read.value.lower() for read in LiveRead}
@@ -376,9 +389,26 @@ class Collector:
             return self._agent_pools(parent)
         if kind == T.WORKSPACE.lower():
             return self._workspace_children(parent)
+        if kind == T.COGNITIVE_ACCOUNT.lower():
+            return self._account_children(parent)
         if kind == T.CONTAINER_APP.lower() and T.CONTAINER_APP_AUTH.lower() in self.collected:
             return self._list_raw(subscription, f"{parent['id']}/authConfigs", APPS_API) or []
         return []
+
+    def _account_children(self, account: dict[str, Any]) -> list[dict[str, Any]]:
+        """An AI services account's model deployments, content filters, Foundry projects and
+        connections, and each project's connections: Resource Graph holds none of them."""
+        subscription = account["subscriptionId"]
+        out: list[dict[str, Any]] = []
+        for child, child_type in ACCOUNT_CHILDREN:
+            if child_type.lower() not in self.collected:
+                continue
+            found = self._list_raw(subscription, f"{account['id']}/{child}", COGNITIVE_API) or []
+            out += found
+            if child == "projects" and T.PROJECT_CONNECTION.lower() in self.collected:
+                for project in found:
+                    out += self._list_raw(subscription, f"{project['id']}/connections", COGNITIVE_API) or []
+        return out
 
     def _agent_pools(self, cluster: dict[str, Any]) -> list[dict[str, Any]]:
         client = self.factory.containers(cluster["subscriptionId"])

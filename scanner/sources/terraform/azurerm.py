@@ -172,6 +172,21 @@ def autoscale_profiles(value: Any) -> Any:
     return profiles
 
 
+def content_filters(value: Any) -> Any:
+    """``content_filter { name, filter_enabled, block_enabled, severity_threshold, source }``
+    blocks -> ARM ``properties.contentFilters``."""
+    if value is None:
+        return SKIP
+    names = (
+        ("name", "name"),
+        ("filter_enabled", "enabled"),
+        ("block_enabled", "blocking"),
+        ("severity_threshold", "severityThreshold"),
+        ("source", "source"),
+    )
+    return [{arm: block.get(tf) for tf, arm in names if tf in block} for _, block in blocks(value)]
+
+
 _COMMON = (A("location", "location"), A("tags", "tags"), A("identity", "identity", identity_block))
 
 _WORKSPACE_LINKS = (
@@ -395,6 +410,45 @@ MAPPINGS: dict[str, TypeMap] = {
             A("outbound_network_access_restricted", "properties.restrictOutboundNetworkAccess"),
         ),
         constants={"kind": "AIServices"},
+    ),
+    # azurerm 4.x writes the SKU as ``sku { name, capacity }``; 3.x wrote ``scale { type, capacity }``.
+    "azurerm_cognitive_deployment": TypeMap(
+        T.MODEL_DEPLOYMENT,
+        (
+            A(("sku.0.name", "scale.0.type"), "sku.name"),
+            A(("sku.0.capacity", "scale.0.capacity"), "sku.capacity"),
+            A("model.0.format", "properties.model.format"),
+            A("model.0.name", "properties.model.name"),
+            A("model.0.version", "properties.model.version"),
+            A("rai_policy_name", "properties.raiPolicyName"),
+            A("version_upgrade_option", "properties.versionUpgradeOption"),
+        ),
+        parent="cognitive_account_id",
+    ),
+    "azurerm_cognitive_account_rai_policy": TypeMap(
+        T.RAI_POLICY,
+        (
+            A("base_policy_name", "properties.basePolicyName"),
+            A("mode", "properties.mode"),
+            A("content_filter", "properties.contentFilters", content_filters),
+        ),
+        parent="cognitive_account_id",
+    ),
+    "azurerm_search_service": TypeMap(
+        T.SEARCH_SERVICE,
+        (
+            *_COMMON,
+            A("sku", "sku.name"),
+            A("replica_count", "properties.replicaCount"),
+            A("partition_count", "properties.partitionCount"),
+            A("local_authentication_enabled", "properties.disableLocalAuth", inverted),
+            A("public_network_access_enabled", "properties.publicNetworkAccess", enabled_disabled),
+            A(
+                "customer_managed_key_enforcement_enabled",
+                "properties.encryptionWithCmk.enforcement",
+                enabled_disabled,
+            ),
+        ),
     ),
     "azurerm_container_app": TypeMap(
         T.CONTAINER_APP,
