@@ -27,7 +27,7 @@ def test_price_lookup_has_a_source_and_an_unknown_path() -> None:
     known = book.estimate("standard_nc24ads_a100_v4", "East US", 2, 730, "always-on nodes")
     assert known.monthly_usd == 5362.58 and known.price is not None
     assert known.price.usd_per_hour == 3.673 and known.price.source.startswith("https://") and known.price.as_of
-    for size, region in (("Standard_NC24ads_A100_v4", "westeurope"), ("Standard_D4s_v5", "eastus")):
+    for size, region in (("Standard_NC24ads_A100_v4", "brazilsouth"), ("Standard_D4s_v5", "eastus")):
         missing = book.estimate(size, region, 1, 730, "x")
         assert missing.monthly_usd is None and "no price for" in (missing.unknown_reason or "")
     assert (
@@ -86,13 +86,85 @@ def test_what_plans_add_is_the_recurring_cost_of_what_they_create_counted_once(t
 
 def test_unknown_costs_are_reported_apart_never_as_zero(tmp_path: Path) -> None:
     template = json.loads((FIXTURES / "demo" / "template.json").read_text())
-    template["parameters"]["location"]["defaultValue"] = "westeurope"  # no bundled price there
+    template["parameters"]["location"]["defaultValue"] = "brazilsouth"  # no bundled price there
     path = tmp_path / "t.json"
     path.write_text(json.dumps(template))
     data = json.loads(run_cli("scan", "--format", "json", "--fail-on", "none", str(path)).stdout)
     assert data["cost"]["total_monthly_usd"] == 0 and data["cost"]["findings_with_unknown_cost"] == 3
     unknown = [f["cost"] for f in data["findings"] if f["cost"]]
-    assert all(c["monthly_usd"] is None and "westeurope" in c["unknown_reason"] for c in unknown)
+    assert all(c["monthly_usd"] is None and "brazilsouth" in c["unknown_reason"] for c in unknown)
+
+
+def _demo_costs_in(region: str, tmp_path: Path) -> list[dict[str, object]]:
+    template = json.loads((FIXTURES / "demo" / "template.json").read_text())
+    template["parameters"]["location"]["defaultValue"] = region
+    path = tmp_path / f"{region}.json"
+    path.write_text(json.dumps(template))
+    data = json.loads(run_cli("scan", "--format", "json", "--fail-on", "none", str(path)).stdout)
+    return [f["cost"] for f in data["findings"] if f["cost"]]
+
+
+def test_gpu_compute_outside_eastus_is_priced_from_the_bundled_row(tmp_path: Path) -> None:
+    """Issue item 8: an always-on GPU pool in westeurope was "unknown" because only eastus was
+    bundled. Each figure must be the table's own row times the hours, with that row's source."""
+    book = PriceBook.load()
+    costs = _demo_costs_in("West Europe", tmp_path)
+    assert len(costs) == 3 and all(c["monthly_usd"] is not None for c in costs)
+    for cost in costs:
+        price = cost["price"]
+        assert isinstance(price, dict) and "westeurope)" in str(cost["basis"])
+        size = str(cost["basis"]).rsplit("(", 1)[1].split(",")[0]
+        row = book.prices[(size.lower(), "westeurope")]
+        assert price["usd_per_hour"] == row.usd_per_hour and price["source"] == row.source
+        assert price["as_of"] == "2023-12-18" and "karpenter-provider-azure" in row.source
+    pool = book.estimate("Standard_NC24ads_A100_v4", "westeurope", 2, 730, "always-on nodes")
+    assert pool.monthly_usd == round(2 * 730 * 4.775, 2) == 6971.5
+
+
+def test_a_region_with_some_gpu_rows_prices_those_and_leaves_the_rest_unknown(tmp_path: Path) -> None:
+    """australiacentral offers T4 sizes but (in the source) no A100: the T4 compute gets its row,
+    the A100 ones stay unknown with the reason, and nothing is counted as $0."""
+    costs = _demo_costs_in("australiacentral", tmp_path)
+    priced = [c for c in costs if c["monthly_usd"] is not None]
+    unknown = [c for c in costs if c["monthly_usd"] is None]
+    assert len(priced) == 1 and len(unknown) == 2
+    assert priced[0]["price"]["usd_per_hour"] == 0.684  # type: ignore[index]
+    assert all("Standard_NC24ads_A100_v4" in str(c["unknown_reason"]) for c in unknown)
+    assert all(c["monthly_usd"] != 0 for c in costs)
+
+
+def test_price_table_builder_parses_the_public_copy_and_keeps_sourced_rows() -> None:
+    """The builder turns the Karpenter price file into rows; rows already in the table win, and
+    only GPU sizes of the size table are taken (an FPGA size and a CPU size are not)."""
+    from scanner.model.price_sources import KARPENTER_SOURCE, gpu_sizes, merge, parse_karpenter, render
+
+    text = """// generated at 2023-12-18T14:34:50Z
+\tinitialOnDemandPrices["westeurope"] = map[string]float64{
+\t\t"Standard_D4s_v5":           0.230000,
+\t\t"Standard_NC4as_T4_v3":      0.658000,
+\t\t"Standard_NP10s":            2.145000,
+\t}
+\tinitialOnDemandPrices["eastus"] = map[string]float64{
+\t\t"Standard_NC24ads_A100_v4":  3.673000,
+\t}
+"""
+    generated, fetched = parse_karpenter(text.replace("\\t", "\t"))
+    assert generated == "2023-12-18" and fetched["westeurope"]["Standard_NC4as_T4_v3"] == 0.658
+    current = PriceBook.load().prices
+    rows = merge(current, fetched, gpu_sizes(), KARPENTER_SOURCE, "2023-12-18")
+    assert rows[("standard_nc4as_t4_v3", "westeurope")].usd_per_hour == 0.658
+    assert ("standard_np10s", "westeurope") not in rows and ("standard_d4s_v5", "westeurope") not in rows
+    assert rows[("standard_nc24ads_a100_v4", "eastus")] == current[("standard_nc24ads_a100_v4", "eastus")]
+    assert render(rows).splitlines()[0] == "size,region,usd_per_hour,source,as_of"
+
+
+def test_bundled_table_is_what_the_builder_writes() -> None:
+    """The committed CSV is the builder's output (sorted, sizes spelled as the size table), so a
+    rebuild from the cited file shows only real price changes in its diff."""
+    from scanner.model.price_sources import render
+
+    text = (ROOT / "scanner" / "data" / "vm_prices.csv").read_text(encoding="utf-8")
+    assert render(PriceBook.parse(text, "bundled").prices) == text
 
 
 def _item(size: str, price: float, **extra: object) -> dict[str, object]:
@@ -143,7 +215,9 @@ def test_prices_refresh_pages_filters_and_writes_atomically(monkeypatch: pytest.
         assert "Standard_NC4as_T4_v3 (eastus)" in [
             m.replace("standard_nc4as_t4_v3", "Standard_NC4as_T4_v3") for m in missing
         ]
-        assert count == 2
+        elsewhere = {key: p for key, p in PriceBook.load().prices.items() if key[1] != "eastus"}
+        assert count == 2 + len(elsewhere)  # other regions' rows are kept as they were
+        assert all(book.prices[key] == price for key, price in elsewhere.items()) and elsewhere
         assert [r.path for r in emulator.log].count("/api/retail/prices") == 3  # 237 items: three pages of 100
         assert sorted(p.name for p in tmp_path.iterdir()) == ["prices.csv"]
 
