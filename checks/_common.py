@@ -27,6 +27,9 @@ CHECKOV = "Checkov"
 PSRULE = "PSRule"
 AZURE_POLICY = "Azure Policy"
 APRL = "APRL"
+# Azure Quick Review: its ids are a service prefix and a number (aif-008, hub-004), where APRL's
+# are GUID prefixes; labelling one as the other sends a reader to the wrong catalogue.
+AZQR = "azqr"
 STEAMPIPE = "steampipe"
 CUSTODIAN = "Cloud Custodian"
 ADVISOR = "Azure Advisor"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from checks._common import (
-    APRL,
+    AZQR,
     AZURE_POLICY,
     CHECKOV,
     PSRULE,
@@ -108,7 +108,7 @@ from scanner.model.unknown import Unknown, known
             "71ef260a-8f18-47b7-abcb-62d0673d94dc",
             "Azure AI Services resources should have key access disabled",
         ),
-        PeerRule(APRL, "aif-008", "AI Foundry local authentication disabled"),
+        PeerRule(AZQR, "aif-008", "AI Foundry local authentication disabled"),
     ),
 )
 def anonymous_endpoint(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:

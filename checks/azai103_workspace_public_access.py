@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import APRL, AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, rule_page, same_text
+from checks._common import AZQR, AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, rule_page, same_text
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.engine.setting_checks import require
 from scanner.model import azure_types as T
@@ -64,7 +64,14 @@ NETWORKING = WAF_AI + "design-principles#security"
             "438c38d2-3772-465a-a9cc-7a6666a275ce",
             "Azure Machine Learning Workspaces should disable public network access",
         ),
-        PeerRule(APRL, "hub-004", "AI hub public network access"),
+        PeerRule(
+            AZURE_POLICY,
+            "45e05259-1eb5-4f70-9574-baf73e9d219b",
+            "Azure Machine Learning workspaces should use private link",
+            "Fails a workspace with no approved private endpoint; azai fails public network access, "
+            "which a workspace with a private endpoint can still allow.",
+        ),
+        PeerRule(AZQR, "hub-004", "AI hub public network access"),
     ),
 )
 def workspace_public_access(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
@@ -74,7 +81,7 @@ def workspace_public_access(resource: Resource, ctx: CheckContext) -> Iterator[V
     ## What fails
 
     - A workspace whose `properties.publicNetworkAccess` is not `Disabled`. Absent means
-      `Enabled`, as the API defaults it (Checkov CKV_AZURE_144 and APRL hub-004 agree; CKV2_AZURE_49
+      `Enabled`, as the API defaults it (Checkov CKV_AZURE_144 and azqr hub-004 agree; CKV2_AZURE_49
       lets an absent value pass, which misses the default).
     - A workspace with `properties.allowPublicAccessWhenBehindVnet` `true`, which opens a
       private workspace to the internet again.

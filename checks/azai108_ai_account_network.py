@@ -113,7 +113,13 @@ from scanner.model.resources import Resource
             "AI services accounts use private endpoints (AZR-000283)",
             "azai reports the missing private endpoint at medium severity once public access is restricted.",
         ),
-        PeerRule(AZURE_POLICY, "cddd188c-4b82-4c48-a19d-ddf74ee66a01", "Cognitive Services should use private link"),
+        PeerRule(
+            AZURE_POLICY,
+            "d6759c02-b87f-42b7-892e-71b3f471d782",
+            "Azure AI Services resources should use Azure Private Link",
+            "Replaces cddd188c (Cognitive Services should use private link), which audited only accounts "
+            "with the VirtualNetworks capability; it also audits AI Search services, which this rule does not.",
+        ),
     ),
 )
 def ai_account_network(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
