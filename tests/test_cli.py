@@ -138,6 +138,7 @@ def test_rules_by_pillar_as_markdown_and_as_compliance_data() -> None:
         "AZAI-203",
         "AZAI-204",
         "AZAI-205",
+        "AZAI-206",
     ]
     # a pillar is named in full or by its first word, for `rules` and for `scan --select`
     assert run_cli("rules", "--pillar", "COST", "--format", "markdown").stdout.splitlines() == table

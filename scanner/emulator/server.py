@@ -354,20 +354,25 @@ def _handler(emulator: Emulator, tls: bool) -> type[BaseHTTPRequestHandler]:
             return self._error(404, "ResourceNotFound", f"The resource '{path}' was not found.")
 
         def _metrics(self, resource_id: str, query: dict[str, list[str]]) -> None:
-            """Azure Monitor ``metrics.list`` (GetMetric.json shape): hourly averages per dimension value."""
+            """Azure Monitor ``metrics.list`` (GetMetric.json shape): hourly samples per dimension
+            value, under each aggregation asked for. A metric the estate lists for the resource is
+            in the answer even without a series (no dimension value had data, as Azure answers);
+            one it does not list is left out."""
             known = emulator.estate.metrics.get(resource_id.lower(), {})
             names = query.get("metricnames", [""])[0].split(",")
             timespan = query.get("timespan", ["2026-11-01T00:00:00Z/2026-11-08T00:00:00Z"])[0]
             start = timespan.split("/")[0]
+            split = re.search(r"(\w+)\s+eq\s+'\*'", query.get("$filter", [""])[0])
+            dimension = split.group(1) if split else None
+            fields = [a.strip().lower() for a in query.get("aggregation", ["Average"])[0].split(",") if a.strip()]
             value = []
             for name in names:
                 series = known.get(name)
                 if series is None:
                     continue
-                dimension = "ComputeName" if "ComputeName" in query.get("$filter", [""])[0] else None
                 timeseries = []
                 for key, samples in sorted(series.items()):
-                    data = [{"timeStamp": f"{start}+{i}h", "average": v} for i, v in enumerate(samples)]
+                    data = [{"timeStamp": f"{start}+{i}h", **dict.fromkeys(fields, v)} for i, v in enumerate(samples)]
                     entry: dict[str, Any] = {"data": data}
                     entry["metadatavalues"] = (
                         [{"name": {"value": dimension, "localizedValue": dimension}, "value": key}]
@@ -380,7 +385,7 @@ def _handler(emulator: Emulator, tls: bool) -> type[BaseHTTPRequestHandler]:
                         "id": f"{resource_id}/providers/Microsoft.Insights/metrics/{name}",
                         "type": "Microsoft.Insights/metrics",
                         "name": {"value": name, "localizedValue": name},
-                        "unit": "Percent",
+                        "unit": "Count" if "total" in fields and "average" not in fields else "Percent",
                         "timeseries": timeseries,
                     }
                 )

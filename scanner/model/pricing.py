@@ -27,7 +27,9 @@ from scanner.model.unknown import Unknown
 
 HOURS_PER_MONTH = 730.0
 PRICE_COLUMNS = ["size", "region", "usd_per_hour", "source", "as_of"]
+PTU_COLUMNS = ["sku", "region", "usd_per_ptu_hour", "source", "as_of"]
 BASIS = "Linux pay-as-you-go retail price in USD; no reservations or savings plans"
+PTU_BASIS = "hourly (no reservation) retail price per PTU in USD; an Azure reservation would bill less"
 
 
 @dataclass(frozen=True)
@@ -56,10 +58,32 @@ def cache_path() -> Path:
     return Path(base) / "azai" / "vm_prices.csv"
 
 
+def _bundled_ptu_prices() -> dict[tuple[str, str], Price]:
+    """Hourly prices of one provisioned throughput unit by deployment SKU and region
+    (``data/ptu_prices.csv``, each with its source and date). They are bundled apart from the VM
+    table, so ``azai prices refresh`` and ``--prices`` (VM sizes) leave them as they are."""
+    text = resources.files("scanner").joinpath("data/ptu_prices.csv").read_text(encoding="utf-8")
+    reader = csv.DictReader(io.StringIO(text))
+    if reader.fieldnames is None or not set(PTU_COLUMNS) <= set(reader.fieldnames):
+        raise InputError(f"bundled PTU price table: columns must be {', '.join(PTU_COLUMNS)}")
+    return {
+        (row["sku"].lower(), normalize_location(row["region"])): Price(
+            float(row["usd_per_ptu_hour"]), row["source"], row["as_of"]
+        )
+        for row in reader
+    }
+
+
 class PriceBook:
-    def __init__(self, prices: dict[tuple[str, str], Price], origin: str) -> None:
+    def __init__(
+        self,
+        prices: dict[tuple[str, str], Price],
+        origin: str,
+        ptu: dict[tuple[str, str], Price] | None = None,
+    ) -> None:
         self.prices = prices
         self.origin = origin
+        self.ptu = _bundled_ptu_prices() if ptu is None else ptu
 
     @classmethod
     def parse(cls, text: str, origin: str) -> PriceBook:
@@ -122,4 +146,29 @@ class PriceBook:
             return Cost(None, what, notes, confidence, unknown_reason=reason)
         monthly = round(units * hours * price.usd_per_hour, 2)
         basis = f"{what}: {units:g} x {hours:g} h/month x ${price.usd_per_hour:g}/h ({size}, {key[1]})"
+        return Cost(monthly, basis, notes, confidence, price)
+
+    def estimate_ptu(
+        self,
+        sku: Any,
+        region: Any,
+        ptus: float,
+        hours: float,
+        what: str,
+        assumptions: tuple[str, ...] = (),
+        confidence: str = "high",
+    ) -> Cost:
+        """``ptus`` x ``hours`` a month x the hourly price of one PTU of deployment ``sku``
+        (``GlobalProvisionedManaged`` and the like) in ``region``; unknown, with the reason, for a
+        SKU or region the bundled PTU table lacks."""
+        notes = (*assumptions, PTU_BASIS)
+        if not isinstance(sku, str) or not isinstance(region, str):
+            return Cost(None, what, notes, confidence, unknown_reason="the deployment SKU or region is not known")
+        key = (sku.lower(), normalize_location(region))
+        price = self.ptu.get(key)
+        if price is None:
+            reason = f"no PTU price for {sku} in {key[1]} in the bundled PTU price table"
+            return Cost(None, what, notes, confidence, unknown_reason=reason)
+        monthly = round(ptus * hours * price.usd_per_hour, 2)
+        basis = f"{what}: {ptus:g} PTU x {hours:g} h/month x ${price.usd_per_hour:g}/PTU-h ({sku}, {key[1]})"
         return Cost(monthly, basis, notes, confidence, price)

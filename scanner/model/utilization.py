@@ -1,4 +1,5 @@
-"""Measured utilization: what a live scan read from Azure Monitor about a resource's GPUs.
+"""Measured utilization: what a live scan read from Azure Monitor about a resource's GPUs, and
+about the provisioned and fine-tuned model deployments that bill by the hour.
 
 Sources produce it, checks consult it through their context; IaC scans have none.
 """
@@ -10,6 +11,30 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from scanner.model.resources import Resource
+
+PROVISIONED_SKUS = frozenset({"provisionedmanaged", "globalprovisionedmanaged", "datazoneprovisionedmanaged"})
+# A fine-tuned OpenAI model's name carries its job's suffix (gpt-4o-mini-2024-07-18.ft-<id>).
+FINE_TUNED_MARK = ".ft-"
+# Fine-tuned deployments on the Developer tier bill no hosting fee.
+UNHOSTED_SKUS = frozenset({"developer"})
+
+
+def is_provisioned(deployment: Resource) -> bool:
+    """A deployment billed per PTU-hour (sku ProvisionedManaged, GlobalProvisionedManaged or
+    DataZoneProvisionedManaged)."""
+    sku = deployment.get("sku.name")
+    return isinstance(sku, str) and sku.lower() in PROVISIONED_SKUS
+
+
+def is_hosted_fine_tune(deployment: Resource) -> bool:
+    """A deployment of a fine-tuned model that bills an hourly hosting fee (any tier but Developer)."""
+    model = deployment.get("properties.model.name")
+    sku = deployment.get("sku.name")
+    return (
+        isinstance(model, str)
+        and FINE_TUNED_MARK in model.lower()
+        and not (isinstance(sku, str) and sku.lower() in UNHOSTED_SKUS)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +75,40 @@ class GpuUtilization:
         return sum(1 for s in self.samples if s < below_percent) / len(self.samples) if self.samples else 0.0
 
 
+@dataclass(frozen=True, slots=True)
+class DeploymentUsage:
+    """What Azure Monitor measured of one model deployment (Foundry / Azure OpenAI) over a window.
+
+    ``utilization`` holds the hourly average provisioned utilization (PTUs consumed / PTUs
+    deployed, in percent), empty when the account published none for the deployment.
+    ``requests`` is the number of calls in the window, None when the account published no
+    request metric at all: a published metric without a series for the deployment means it took
+    no requests, since Azure Monitor splits a metric only by the dimension values that have data.
+    """
+
+    utilization: tuple[float, ...]
+    utilization_metric: str
+    requests: float | None
+    requests_metric: str
+    window: str
+
+    @property
+    def measured(self) -> bool:
+        """Whether there is a utilization sample and every one is a finite number."""
+        return bool(self.utilization) and all(math.isfinite(s) for s in self.utilization)
+
+    @property
+    def average_percent(self) -> float:
+        return sum(self.utilization) / len(self.utilization) if self.utilization else 0.0
+
+    @property
+    def maximum_percent(self) -> float:
+        return max(self.utilization, default=0.0)
+
+
 class UtilizationSource(Protocol):
     """Supplies utilization metrics to checks; live scans provide one, IaC scans do not."""
 
     def gpu_utilization(self, resource: Resource) -> GpuUtilization | None: ...
+
+    def deployment_usage(self, resource: Resource) -> DeploymentUsage | None: ...

@@ -1,15 +1,31 @@
-"""Utilization from Azure Monitor for AZAI-202, fetched in batches and only for GPU resources.
+"""Utilization from Azure Monitor for AZAI-202 and AZAI-206, fetched in batches and only for
+the resources those rules judge.
 
-AML publishes GPU utilization on the *workspace* (``GpuUtilizationPercentage``, dimension
-``ComputeName``), so one request covers every GPU compute of a workspace. VMs and scale sets
-have no ARM GPU metric without in-guest monitoring (AMA/DCGM); for them ``Percentage CPU`` is
-used as a proxy, as Azure Advisor does, and the evidence says so with low confidence.
+AML publishes GPU utilization on the *workspace*, in two shapes (Azure Monitor's supported
+metrics for Microsoft.MachineLearningServices/workspaces): ``GpuUtilizationPercentage`` with
+dimension ``ComputeName`` (also RunId, InstanceId, DeviceId), and ``GpuUtilization`` with
+dimension ``ClusterName`` (also Scenario, runId, NodeId, DeviceId). One request per workspace
+asks for the first, split by compute; only when a GPU cluster is missing from its answer does a
+second request ask for the second, split by cluster. They are two requests because a
+``$filter`` on a dimension one of the metrics lacks is reported to be refused (unverified).
+
+VMs and scale sets have no ARM GPU metric without in-guest monitoring (AMA/DCGM); for them
+``Percentage CPU`` is used as a proxy, as Azure Advisor does, and the evidence says so with low
+confidence.
+
+Model deployments (Microsoft.CognitiveServices/accounts/deployments) are measured on their
+*account*, split by ``ModelDeploymentName``: one request per account holding a provisioned or
+fine-tuned deployment asks for the provisioned utilization and the request count, each under
+its older (``AzureOpenAI...``) and newer (Foundry "Models") name, since an account may publish
+either (supported metrics for Microsoft.CognitiveServices/accounts, 2026-07-31).
+
 Missing metrics leave a resource out, which makes the rule undetermined, never passing.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections import defaultdict
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -17,15 +33,23 @@ from typing import Any
 
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
-from scanner.model.utilization import GpuUtilization
+from scanner.model.utilization import DeploymentUsage, GpuUtilization, is_hosted_fine_tune, is_provisioned
 from scanner.model.vmsizes import SizeCatalog
-from scanner.sources.live.shapes import metric_series
+from scanner.sources.live.shapes import metric_series, metric_series_by_name
 
 METRICS_API = "2024-02-01"
 LOOKBACK_DAYS = 7
-GPU_METRIC = "GpuUtilizationPercentage"
+# Series per request: the API returns 10 dimension values unless told otherwise, which would
+# silently drop the eleventh compute or deployment of a workspace or account.
+METRICS_TOP = "1000"
+GPU_METRIC = "GpuUtilizationPercentage"  # dimension ComputeName: clusters and compute instances
+CLUSTER_GPU_METRIC = "GpuUtilization"  # dimension ClusterName: clusters
 CPU_METRIC = "Percentage CPU"
 ML_NAMESPACE = "Microsoft.MachineLearningServices/workspaces"
+ACCOUNT_NAMESPACE = "Microsoft.CognitiveServices/accounts"
+# Provisioned utilization (percent, Average) and calls (Count, Total), each by ModelDeploymentName.
+PTU_METRICS = ("AzureOpenAIProvisionedManagedUtilizationV2", "ProvisionedUtilization")
+REQUEST_METRICS = ("AzureOpenAIRequests", "ModelRequests")
 
 
 @dataclass
@@ -33,9 +57,13 @@ class LiveUtilization:
     """Measured utilization by resource id, for the engine's `UtilizationSource`."""
 
     by_id: dict[str, GpuUtilization] = field(default_factory=dict)
+    deployments: dict[str, DeploymentUsage] = field(default_factory=dict)
 
     def gpu_utilization(self, resource: Resource) -> GpuUtilization | None:
         return self.by_id.get(resource.id.lower())
+
+    def deployment_usage(self, resource: Resource) -> DeploymentUsage | None:
+        return self.deployments.get(resource.id.lower())
 
 
 def _timespan(now: dt.datetime) -> str:
@@ -75,8 +103,13 @@ def collect_utilization(
     timespan = _timespan(now or dt.datetime.now(dt.UTC))
     window = f"{LOOKBACK_DAYS} days (hourly)"
     by_workspace: dict[str, list[Resource]] = defaultdict(list)
+    by_account: dict[str, list[Resource]] = defaultdict(list)
     machines: list[Resource] = []
     for resource in resources:
+        if resource.type_key == T.MODEL_DEPLOYMENT.lower():
+            if resource.parent_id and (is_provisioned(resource) or is_hosted_fine_tune(resource)):
+                by_account[resource.parent_id].append(resource)
+            continue
         size = _size(resource)
         if not isinstance(size, str) or not sizes.is_gpu(size):
             continue
@@ -90,26 +123,73 @@ def collect_utilization(
 
     def workspace(item: tuple[str, list[Resource]]) -> None:
         workspace_id, computes = item
+        missing = _workspace_metric(workspace_id, computes, GPU_METRIC, "ComputeName")
+        clusters = [c for c in missing if str(c.get("properties.computeType", "")).lower() == "amlcompute"]
+        if clusters:  # a workspace that publishes the per-cluster shape instead
+            _workspace_metric(workspace_id, clusters, CLUSTER_GPU_METRIC, "ClusterName")
+
+    def _workspace_metric(workspace_id: str, computes: list[Resource], metric: str, dimension: str) -> list[Resource]:
+        """Read ``metric`` split by ``dimension``; the computes it has no samples for."""
         payload = fetch(
             f"{workspace_id}/providers/Microsoft.Insights/metrics",
             {
-                "metricnames": GPU_METRIC,
+                "metricnames": metric,
                 "aggregation": "Average",
                 "interval": "PT1H",
                 "timespan": timespan,
                 "metricnamespace": ML_NAMESPACE,
-                "$filter": "ComputeName eq '*'",
+                "$filter": f"{dimension} eq '*'",
+                "top": METRICS_TOP,
                 "api-version": METRICS_API,
             },
             metric_series,
         )
         series = payload or {}
+        missing = []
         for compute in computes:
             samples = series.get(compute.name.rsplit("/", 1)[-1].lower())
             if samples:
                 found.by_id[compute.id.lower()] = GpuUtilization(
-                    tuple(samples), 1.0, window, _nodes(compute), GPU_METRIC, "high"
+                    tuple(samples), 1.0, window, _nodes(compute), metric, "high"
                 )
+            else:
+                missing.append(compute)
+        return missing
+
+    def account(item: tuple[str, list[Resource]]) -> None:
+        account_id, deployments = item
+        fields = {m.lower(): "average" for m in PTU_METRICS} | {m.lower(): "total" for m in REQUEST_METRICS}
+        payload = fetch(
+            f"{account_id}/providers/Microsoft.Insights/metrics",
+            {
+                "metricnames": ",".join((*PTU_METRICS, *REQUEST_METRICS)),
+                "aggregation": "Average,Total",
+                "interval": "PT1H",
+                "timespan": timespan,
+                "metricnamespace": ACCOUNT_NAMESPACE,
+                "$filter": "ModelDeploymentName eq '*'",
+                "top": METRICS_TOP,
+                "api-version": METRICS_API,
+            },
+            functools.partial(metric_series_by_name, fields=fields),
+        )
+        if payload is None:  # not read: a coverage gap, and the deployments stay undetermined
+            return
+        for deployment in deployments:
+            name = deployment.name.rsplit("/", 1)[-1].lower()
+            usage_metric, samples = next(
+                ((m, payload[m.lower()][name]) for m in PTU_METRICS if payload.get(m.lower(), {}).get(name)),
+                (PTU_METRICS[0], []),
+            )
+            published = [m for m in REQUEST_METRICS if m.lower() in payload]
+            requests = max((sum(payload[m.lower()].get(name, [])) for m in published), default=None)
+            found.deployments[deployment.id.lower()] = DeploymentUsage(
+                tuple(samples),
+                usage_metric,
+                requests,
+                " / ".join(published) if published else REQUEST_METRICS[0],
+                window,
+            )
 
     def machine(resource: Resource) -> None:
         payload = fetch(
@@ -135,5 +215,6 @@ def collect_utilization(
             )
 
     list(pool.map(workspace, by_workspace.items()))
+    list(pool.map(account, by_account.items()))
     list(pool.map(machine, machines))
     return found

@@ -90,6 +90,33 @@ def metric_series(payload: Any) -> dict[str, list[float]]:
     return out
 
 
+def metric_series_by_name(payload: Any, fields: dict[str, str]) -> dict[str, dict[str, list[float]]]:
+    """Azure Monitor ``metrics.list`` samples per metric and dimension value, for an answer that
+    holds several metrics (``metricnames`` with commas), which `metric_series` would mix up.
+
+    ``fields`` maps each wanted metric (lower case) to the aggregation to read from its data
+    points (``average`` for a utilization, ``total`` for a count). A metric in the answer has a
+    key even when it has no series (no dimension value had data in the window); a metric not in
+    the answer has none, so a reader can tell "published, nothing happened" from "not
+    published". Samples that are not finite numbers refuse the whole answer, as in
+    `metric_series`."""
+    if not isinstance(payload, dict) or not isinstance(payload.get("value"), list):
+        raise BoundaryError("the metrics answer has no 'value' array")
+    out: dict[str, dict[str, list[float]]] = {}
+    for metric in _list(payload, "value"):
+        name = metric.get("name")
+        value = name.get("value") if isinstance(name, dict) else None
+        if not isinstance(value, str) or value.lower() not in fields:
+            continue
+        field = fields[value.lower()]
+        series_by_key = out.setdefault(value.lower(), {})
+        for series in _list(metric, "timeseries"):
+            key = next((str(m.get("value", "")) for m in _list(series, "metadatavalues")), "")
+            samples = [_sample(d.get(field)) for d in _list(series, "data")]
+            series_by_key[key.lower()] = [s for s in samples if s is not None]
+    return out
+
+
 def _list(value: Any, key: str) -> list[dict[str, Any]]:
     items = value.get(key) if isinstance(value, dict) else None
     if items is None:
