@@ -105,6 +105,13 @@ def identity_block(value: Any) -> Any:
     return identity
 
 
+def search_ip_rules(value: Any) -> Any:
+    """``allowed_ips = ["203.0.113.0/24"]`` -> ``networkRuleSet.ipRules [{"value": ...}]``."""
+    if isinstance(value, list):
+        return [{"value": ip} for ip in value]
+    return value
+
+
 def workspace_encryption(value: Any) -> Any:
     """``encryption { key_vault_id, key_id }`` -> ARM ``properties.encryption`` with a customer key."""
     block = _first(value)
@@ -443,6 +450,7 @@ MAPPINGS: dict[str, TypeMap] = {
             A("partition_count", "properties.partitionCount"),
             A("local_authentication_enabled", "properties.disableLocalAuth", inverted),
             A("public_network_access_enabled", "properties.publicNetworkAccess", enabled_disabled),
+            A("allowed_ips", "properties.networkRuleSet.ipRules", search_ip_rules),
             A(
                 "customer_managed_key_enforcement_enabled",
                 "properties.encryptionWithCmk.enforcement",
