@@ -27,6 +27,8 @@ CHECKOV = "Checkov"
 PSRULE = "PSRule"
 AZURE_POLICY = "Azure Policy"
 APRL = "APRL"
+# The Azure review checklist for AI landing zones (Azure/review-checklists, ai_lz_checklist): item ids AI.NN.
+AI_LZ_CHECKLIST = "AI landing zone checklist"
 STEAMPIPE = "steampipe"
 CUSTODIAN = "Cloud Custodian"
 ADVISOR = "Azure Advisor"
