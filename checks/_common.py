@@ -30,6 +30,8 @@ APRL = "APRL"
 # Azure Quick Review: its ids are a service prefix and a number (aif-008, hub-004), where APRL's
 # are GUID prefixes; labelling one as the other sends a reader to the wrong catalogue.
 AZQR = "azqr"
+# The Azure review checklist for AI landing zones (Azure/review-checklists, ai_lz_checklist): item ids AI.NN.
+AI_LZ_CHECKLIST = "AI landing zone checklist"
 STEAMPIPE = "steampipe"
 CUSTODIAN = "Cloud Custodian"
 ADVISOR = "Azure Advisor"
