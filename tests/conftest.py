@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import subprocess
@@ -18,18 +19,27 @@ from scanner.cli.commands import main
 from scanner.emulator.estate import Estate
 from scanner.emulator.server import Emulator, Faults
 from scanner.engine.results import ScanResult
-from scanner.pipeline.scan import ScanRequest, run_scan, scan_paths
+from scanner.pipeline.scan import ScanRequest, run_scan
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 CORPUS = ROOT.parent / "shared" / "corpus"
+# The date the fixtures are judged on: rules that compare dates (AZAI-504's model retirements)
+# take the run's date, and tests pin it so that they do not change outcome as the calendar moves.
+FIXTURE_DATE = dt.date(2026, 1, 15)
+
+
+@pytest.fixture(autouse=True)
+def _pinned_run_date(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every run, in this process or a child, judges dates as of FIXTURE_DATE."""
+    monkeypatch.setenv("AZAI_RUN_DATE", FIXTURE_DATE.isoformat())
 
 
 def scan(*paths: Path | str, parameters: str | None = None, select: Sequence[str] = ()) -> ScanResult:
     """Scan with defaults; ``select`` narrows to the rules a test is about."""
-    if not select:
-        return scan_paths([str(p) for p in paths], parameters)
-    return run_scan(ScanRequest(paths=[str(p) for p in paths], parameters_file=parameters, select=select))
+    return run_scan(
+        ScanRequest(paths=[str(p) for p in paths], parameters_file=parameters, select=select, today=FIXTURE_DATE)
+    )
 
 
 def run_cli(

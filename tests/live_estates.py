@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from scanner.emulator.estate import Estate
 from scanner.model.resources import parse_resource_id
+from scanner.model.retirements import RetirementTable
 
 SCANNED = {"Create", "Modify", "NoChange", "Deploy"}
 
@@ -46,4 +48,23 @@ def estate_from_whatif(path: Path) -> Estate:
             for s in subscriptions
         ],
         sorted(resources.values(), key=lambda r: r["id"].lower()),
+        account_models=account_models(resources.values()),
     )
+
+
+def account_models(resources: Iterable[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Each account's models list as Azure serves it (Accounts - List Models): the models its
+    deployments run, with the retirement date the bundled table gives for them as
+    ``deprecation.inference``, so that a live scan judges them as the IaC forms are judged."""
+    table = RetirementTable.load(None)
+    lists: dict[str, list[dict[str, Any]]] = {}
+    for body in resources:
+        if parse_resource_id(body["id"]).resource_type != "Microsoft.CognitiveServices/accounts/deployments":
+            continue
+        model = body.get("properties", {}).get("model", {})
+        entry: dict[str, Any] = {k: model[k] for k in ("format", "name", "version") if k in model}
+        row = table.lookup(str(model.get("name")), str(model.get("version")), body.get("sku", {}).get("name", ""))
+        if row is not None:
+            entry["deprecation"] = {"inference": f"{row.retirement.isoformat()}T00:00:00Z"}
+        lists.setdefault(body["id"].rsplit("/deployments/", 1)[0].lower(), []).append(entry)
+    return lists

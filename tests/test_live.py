@@ -3,6 +3,8 @@ HTTPS, against the project's ARM emulator on 127.0.0.1. No mocks of the SDK."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import subprocess
@@ -12,17 +14,20 @@ from pathlib import Path
 import pytest
 
 from scanner.emulator.estate import Estate, demo_estate_path, generate_estate
+from scanner.emulator.hostile import Answer
 from scanner.emulator.server import Emulator, Faults
 from scanner.engine.results import ScanResult
 from scanner.pipeline.scan import ScanRequest, run_scan
 from scanner.sources.live.collect import LiveScope
-from tests.conftest import FIXTURES, ROOT, run_cli, scan
+from tests.conftest import FIXTURE_DATE, FIXTURES, ROOT, run_cli, scan
 from tests.live_estates import estate_from_whatif
 
 
 def live_scan(emulator: Emulator, **scope: object) -> ScanResult:
     live = LiveScope(**scope) if scope else LiveScope(all_subscriptions=True)  # type: ignore[arg-type]
-    return run_scan(ScanRequest(paths=(), live=live, arm_endpoint=emulator.endpoint, fail_on="none"))
+    return run_scan(
+        ScanRequest(paths=(), live=live, arm_endpoint=emulator.endpoint, fail_on="none", today=FIXTURE_DATE)
+    )
 
 
 def keys(result: ScanResult, rule: str | None = None) -> set[tuple[str, str, str, str]]:
@@ -352,3 +357,80 @@ def test_progress_shows_on_a_terminal_and_not_in_pipes(serve) -> None:  # type: 
     assert b"azai: 1/1 scopes" in shown and b"resources" in shown
     piped = subprocess.run(command, capture_output=True, env=env, cwd=ROOT, timeout=120)
     assert piped.stderr == b""  # quiet when stderr is not a terminal
+
+
+def test_account_models_are_read_once_per_account_and_only_for_the_retirement_rule(serve) -> None:  # type: ignore[no-untyped-def]
+    emulator = serve(estate_from_whatif(FIXTURES / "rules" / "AZAI-504" / "whatif.json"))
+
+    def model_reads() -> list[str]:
+        return [r.path for r in emulator.log if r.path.lower().endswith("/models")]
+
+    result = live_scan(emulator)
+    assert len(model_reads()) == 1  # one account, six deployments
+    retired = next(f for f in result.findings if f.check.id == "AZAI-504" and f.resource.name.endswith("/retired"))
+    assert "the account's models list" in retired.violation.message
+    emulator.serve(estate_from_whatif(FIXTURES / "rules" / "AZAI-504" / "whatif.json"))
+    run_scan(
+        ScanRequest(
+            paths=(),
+            live=LiveScope(all_subscriptions=True),
+            arm_endpoint=emulator.endpoint,
+            fail_on="none",
+            select=["AZAI-108"],
+        )
+    )
+    assert model_reads() == []
+
+
+def test_a_models_list_that_cannot_be_read_leaves_the_deployments_undetermined(serve) -> None:  # type: ignore[no-untyped-def]
+    estate = estate_from_whatif(FIXTURES / "rules" / "AZAI-504" / "whatif.json")
+    emulator = serve(estate, Faults(answers={"/models": Answer(status=403, body={"error": {"code": "Denied"}})}))
+    result = live_scan(emulator)
+    assert not [f for f in result.findings if f.check.id == "AZAI-504"]
+    undetermined = {u.resource.name.rsplit("/", 1)[-1] for u in result.undetermined if u.check.id == "AZAI-504"}
+    assert undetermined == {
+        "retired",
+        "near-pinned",
+        "near-upgrades",
+        "current-pinned",
+        "not-in-table",
+        "version-unknown",
+    }
+    assert any(g.scope.lower().endswith("/models") for g in result.coverage)
+
+
+def test_models_refresh_reads_the_region_through_the_pipeline_and_writes_atomically(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    estate = estate_from_whatif(FIXTURES / "rules" / "AZAI-504" / "whatif.json")
+    subscription = estate.subscription_ids()[0]
+    estate.location_models["eastus"] = [
+        {
+            "kind": "OpenAI",
+            "skuName": "S0",
+            "model": {
+                "format": "OpenAI",
+                "name": "gpt-4.1",
+                "version": "2025-04-14",
+                "lifecycleStatus": "GenerallyAvailable",
+                "deprecation": {"inference": "2026-10-14T00:00:00Z"},
+            },
+        },
+        {"kind": "OpenAI", "skuName": "S0", "model": {"format": "OpenAI", "name": "new-model", "version": "1"}},
+    ]
+    emulator = serve(estate)
+    table = tmp_path / "retirements.csv"
+    args = ["models", "refresh", "--subscription", subscription, "--location", "East US", "--output", str(table)]
+    done = run_cli(*args, "--arm-endpoint", emulator.endpoint, env=_cli_env(emulator))
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(io.StringIO(table.read_text())))
+    first = rows[0]
+    assert (first["model"], first["version"], first["retirement"]) == ("gpt-4.1", "2025-04-14", "2026-10-14")
+    assert first["source"] == f"Models - List API ({emulator.endpoint}, eastus)"
+    assert not any(r["model"] == "new-model" for r in rows)  # no date, no row
+    assert any((r["model"], r["version"]) == ("gpt-35-turbo", "0613") for r in rows)  # bundled rows stay
+    assert emulator.writes() == []
+    before = table.read_bytes()
+    emulator.serve(estate, Faults(answers={"/models": Answer(status=500, body={"error": {"code": "Boom"}})}))
+    failed = run_cli(*args, "--arm-endpoint", emulator.endpoint, env=_cli_env(emulator))
+    assert failed.returncode == 2 and len(failed.stderr.strip().splitlines()) == 1
+    assert "the old table was kept" in failed.stderr
+    assert table.read_bytes() == before

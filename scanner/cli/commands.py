@@ -330,6 +330,37 @@ def prices_refresh(regions: tuple[str, ...], output: str | None, endpoint: str) 
         click.echo(f"no price for {len(missing)} size/region pair(s): their costs stay unknown", err=True)
 
 
+@main.group()
+def models() -> None:
+    """The model retirement table that AZAI-504 reads."""
+
+
+@models.command("refresh")
+@click.option("--subscription", required=True, metavar="ID", help="Subscription whose model list is read.")
+@click.option("--location", "region", required=True, metavar="REGION", help="Region whose models are read.")
+@click.option(
+    "--output", "-o", metavar="FILE", help="Table to write [default: the user cache, which scans read first]."
+)
+@click.option("--arm-endpoint", metavar="URL", help="ARM endpoint (an emulator, a sovereign cloud).")
+def models_refresh(subscription: str, region: str, output: str | None, arm_endpoint: str | None) -> None:
+    """Read model retirement dates from the Models - List API of one subscription and region.
+
+    Read-only, through the same pipeline as a live scan. Rows the API gives a date for replace
+    the table's; the table's other rows are kept. Written atomically: on any failure the old
+    table is kept and the command exits 2 with one line.
+    """
+    from pathlib import Path
+
+    from scanner.cli.models import refresh
+    from scanner.model.retirements import cache_path
+    from scanner.sources.live.sdk import require_live_sdk
+
+    require_live_sdk("azai models refresh")
+    target = Path(output) if output else cache_path()
+    count = refresh(subscription, region, target, arm_endpoint)
+    click.echo(f"wrote {count} model retirement rows to {target}")
+
+
 @main.command()
 @report_options
 @view_options

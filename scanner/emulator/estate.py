@@ -20,7 +20,9 @@ from scanner.model.resources import parse_resource_id
 class Estate:
     """``metrics`` maps a resource id to metric name to series (keyed by dimension value, "" for
     none) of hourly samples; ``skus`` are resource SKU bodies; ``retail_prices`` are Retail
-    Prices API items."""
+    Prices API items; ``account_models`` maps a lower-case account id to its models list
+    (Accounts - List Models entries) and ``location_models`` a region to the subscription's
+    Models - List entries there."""
 
     subscriptions: list[dict[str, Any]]
     resources: list[dict[str, Any]]
@@ -28,6 +30,8 @@ class Estate:
     metrics: dict[str, dict[str, dict[str, list[float]]]] = field(default_factory=dict)
     skus: list[dict[str, Any]] = field(default_factory=list)
     retail_prices: list[dict[str, Any]] = field(default_factory=list)
+    account_models: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    location_models: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.by_id = {r["id"].lower(): r for r in self.resources}
@@ -54,6 +58,8 @@ class Estate:
             {k.lower(): v for k, v in data.get("metrics", {}).items()},
             data.get("skus", []),
             data.get("retailPrices", []),
+            {k.lower(): v for k, v in data.get("accountModels", {}).items()},
+            {k.lower(): v for k, v in data.get("locationModels", {}).items()},
         )
 
     def subscription_ids(self) -> list[str]:

@@ -342,6 +342,13 @@ def _handler(emulator: Emulator, tls: bool) -> type[BaseHTTPRequestHandler]:
                     and (not wanted or r["type"].lower() == wanted.group(1).lower())
                 ]
                 return self._page(items, query, path)
+            match = re.fullmatch(
+                r"/subscriptions/[^/]+/providers/microsoft.cognitiveservices/locations/([^/]+)/models", lowered
+            )
+            if match:  # Models - List: what a region offers, with lifecycle status and deprecation dates
+                return self._page(estate.location_models.get(match.group(1), []), query, path)
+            if lowered.endswith("/models") and lowered[: -len("/models")] in estate.account_models:
+                return self._page(estate.account_models[lowered[: -len("/models")]], query, path)
             resource = estate.by_id.get(lowered)
             if resource is not None:
                 return self._send(200, resource)

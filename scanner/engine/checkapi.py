@@ -19,6 +19,7 @@ needs (``LiveRead.DIAGNOSTIC_SETTINGS``, ``LiveRead.ENVIRONMENT_VERSIONS``,
 
 from __future__ import annotations
 
+import datetime as dt
 import enum
 import inspect
 import re
@@ -29,6 +30,7 @@ from typing import Any
 from scanner.model.needs import LiveRead
 from scanner.model.pricing import Cost, PriceBook
 from scanner.model.resources import Inventory, Resource
+from scanner.model.retirements import RetirementTable
 from scanner.model.utilization import UtilizationSource
 from scanner.model.vmsizes import SizeCatalog
 
@@ -142,6 +144,11 @@ class CheckContext:
     # Drift rules compare a resource with its counterpart: the same resource in the base
     # snapshot, in the IaC that declares it, or before Terraform's refresh.
     drift: DriftPair | None = None
+    # The run's date (``RunRequest.today``): what rules that judge dates compare with. Rules
+    # never read the clock themselves, so a test or a reproducible report can pin it.
+    today: dt.date = field(default_factory=dt.date.today)
+    # When model versions retire (the bundled table, or one ``azai models refresh`` wrote).
+    retirements: RetirementTable = field(default_factory=RetirementTable.load)
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -10,6 +11,7 @@ from scanner.engine.checkapi import Check, CheckContext, Violation
 from scanner.engine.results import Finding, Undetermined, fingerprint
 from scanner.model.pricing import PriceBook
 from scanner.model.resources import Inventory, Resource
+from scanner.model.retirements import RetirementTable
 from scanner.model.unknown import UnknownValueError
 from scanner.model.utilization import UtilizationSource
 from scanner.model.vmsizes import SizeCatalog
@@ -29,16 +31,28 @@ def evaluate(
     utilization: UtilizationSource | None = None,
     prices: PriceBook | None = None,
     sizes: SizeCatalog | None = None,
+    today: dt.date | None = None,
+    retirements: RetirementTable | None = None,
 ) -> Evaluation:
-    """Evaluate every check on every resource of its types."""
+    """Evaluate every check on every resource of its types, as on ``today`` (the run's date)."""
     book = prices or PriceBook.load()
     catalog = sizes or SizeCatalog()
+    on = today or dt.date.today()
+    table = retirements or RetirementTable.load()
     result = Evaluation()
     findings, undetermined = result.findings, result.undetermined
     seen: set[tuple[str, str, str]] = set()
     for check in checks:
         merged = {**check.options, **((options or {}).get(check.id, {}))}
-        ctx = CheckContext(inventory=inventory, options=merged, utilization=utilization, prices=book, sizes=catalog)
+        ctx = CheckContext(
+            inventory=inventory,
+            options=merged,
+            utilization=utilization,
+            prices=book,
+            sizes=catalog,
+            today=on,
+            retirements=table,
+        )
         for resource in inventory.of_type(*check.resource_types):
             origin = resource.origin
             if origin.reference_only or origin.kind not in check.sources:

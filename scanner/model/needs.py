@@ -28,6 +28,10 @@ class LiveRead(enum.StrEnum):
     ENVIRONMENT_VERSIONS = T.ENVIRONMENT_VERSION
     # Azure Monitor utilization of the GPU resources among the rule's types.
     METRICS = "Microsoft.Insights/metrics"
+    # The models list of the account of each model deployment among the rule's types
+    # (``GET {account}/models``: each model version's lifecycle status and retirement date),
+    # read once per account and kept on each deployment as the entries for its model.
+    ACCOUNT_MODELS = "Microsoft.CognitiveServices/accounts/models"
 
     @classmethod
     def named(cls, text: str) -> LiveRead | None:

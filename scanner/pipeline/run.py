@@ -16,6 +16,7 @@ from typing import Any
 from scanner.engine.checkapi import Check
 from scanner.engine.registry import every_live_read, load_checks
 from scanner.engine.results import Finding, ScanResult, sort_findings, sort_undetermined
+from scanner.errors import InputError
 from scanner.model.needs import LiveNeeds
 from scanner.model.pricing import PriceBook
 from scanner.policy.baselines import BaselineEntry, compare_with_baseline, read_baseline, write_baseline
@@ -25,6 +26,21 @@ from scanner.policy.suppressions import apply_suppressions, override_severity
 from scanner.sources.arm.parameters import ParameterFile, read_parameters
 from scanner.sources.arm.template import TemplateOptions
 from scanner.sources.live.collect import LiveInventory, LiveScope
+
+RUN_DATE_VARIABLE = "AZAI_RUN_DATE"
+
+
+def run_date() -> dt.date:
+    """The date a run judges by default (rules such as AZAI-504 compare with it, suppressions
+    expire by it): today, or ``AZAI_RUN_DATE`` (YYYY-MM-DD) when set, so that a report can be
+    reproduced as of a given day and tests do not change outcome as the calendar moves."""
+    pinned = os.environ.get(RUN_DATE_VARIABLE)
+    if not pinned:
+        return dt.date.today()
+    try:
+        return dt.date.fromisoformat(pinned)
+    except ValueError:
+        raise InputError(f"{RUN_DATE_VARIABLE}={pinned!r} is not a date (YYYY-MM-DD)") from None
 
 
 @dataclass(kw_only=True)
@@ -49,7 +65,7 @@ class RunRequest:
     progress: bool = False
     prices_file: str | None = None
     owner_tag: str | None = None
-    today: dt.date = field(default_factory=dt.date.today)
+    today: dt.date = field(default_factory=run_date)  # rules and suppressions judge dates as of it
 
 
 @dataclass

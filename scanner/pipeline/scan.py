@@ -10,6 +10,7 @@ from scanner.engine.evaluate import evaluate
 from scanner.engine.registry import live_needs
 from scanner.engine.results import ScanResult
 from scanner.model.resources import Inventory, Resource
+from scanner.model.retirements import RetirementTable
 from scanner.pipeline.run import RunPolicy, RunRequest, collect_live_inventory, conclude, prepare, template_options
 from scanner.policy.gates import SCAN_GATE
 from scanner.sources import LoadedInput, load_inputs
@@ -34,9 +35,17 @@ def run_scan(request: ScanRequest) -> ScanResult:
         loaded.append(_live_input(request, policy, result, loaded))
     if request.save_inventory:
         _save_inventory(request.save_inventory, loaded, result)
+    retirements = RetirementTable.load()
     for item in loaded:
         evaluation = evaluate(
-            item.inventory, result.checks, policy.options, item.utilization, policy.prices, item.sizes
+            item.inventory,
+            result.checks,
+            policy.options,
+            item.utilization,
+            policy.prices,
+            item.sizes,
+            today=request.today,
+            retirements=retirements,
         )
         result.findings.extend(evaluation.findings)
         result.undetermined.extend(evaluation.undetermined)

@@ -408,7 +408,24 @@ class Collector:
             if child == "projects" and T.PROJECT_CONNECTION.lower() in self.collected:
                 for project in found:
                     out += self._list_raw(subscription, f"{project['id']}/connections", COGNITIVE_API) or []
+            if child == "deployments":
+                self._account_models(account, found)
         return out
+
+    def _account_models(self, account: dict[str, Any], deployments: list[dict[str, Any]]) -> None:
+        """The account's models list (``GET {account}/models``), read once for the account when a
+        rule declared `LiveRead.ACCOUNT_MODELS` for its deployments; each such deployment keeps
+        the entries for its own model (format, name, version), so a saved inventory holds what
+        was judged and not the whole catalog. A failed read leaves an Unknown there instead."""
+        wanting = [body for body in deployments if self.wants(LiveRead.ACCOUNT_MODELS, body)]
+        if not wanting:
+            return
+        models = self._list_raw(account["subscriptionId"], f"{account['id']}/models", COGNITIVE_API, shapes.model_entry)
+        for body in wanting:
+            if models is None:
+                body[LiveRead.ACCOUNT_MODELS.value] = Unknown("the account's models list could not be read")
+            else:
+                body[LiveRead.ACCOUNT_MODELS.value] = [m for m in models if shapes.same_model(m, body)]
 
     def _agent_pools(self, cluster: dict[str, Any]) -> list[dict[str, Any]]:
         client = self.factory.containers(cluster["subscriptionId"])
@@ -488,10 +505,16 @@ class Collector:
             confirmed.update(gpus or [])
         return SizeCatalog(frozenset(confirmed))
 
-    def _list_raw(self, subscription: str, url: str, api_version: str) -> list[dict[str, Any]] | None:
+    def _list_raw(
+        self,
+        subscription: str,
+        url: str,
+        api_version: str,
+        item: Callable[[Any], dict[str, Any]] = shapes.arm_object,
+    ) -> list[dict[str, Any]] | None:
         """An ARM collection through the SDK pipeline, following ``nextLink`` (held to a
         `PageTrail`; the origin policy refuses one off the endpoint); None (and a coverage gap)
-        when it could not be read."""
+        when it could not be read. ``item`` checks each entry (by default: an ARM resource)."""
         from azure.core.rest import HttpRequest
 
         client = self.factory.resources(subscription)
@@ -503,7 +526,7 @@ class Collector:
             while True:
                 response = client.send_request(request)
                 response.raise_for_status()
-                page, link = shapes.arm_page(shapes.json_body(response))
+                page, link = shapes.arm_page(shapes.json_body(response), item)
                 items.extend(page)
                 if not link:
                     return items

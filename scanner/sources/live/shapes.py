@@ -10,6 +10,7 @@ be true (an empty Resource Graph body) is never read as "nothing there".
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from scanner.sources.live.boundary import BoundaryError
@@ -41,14 +42,57 @@ def arm_object(value: Any, what: str = "resource") -> dict[str, Any]:
     return value
 
 
-def arm_page(payload: Any) -> tuple[list[dict[str, Any]], str | None]:
-    """An ARM list page (``{"value": [...], "nextLink": "..."}``): its resources and next link."""
+def arm_page(
+    payload: Any, item: Callable[[Any], dict[str, Any]] = arm_object
+) -> tuple[list[dict[str, Any]], str | None]:
+    """An ARM list page (``{"value": [...], "nextLink": "..."}``): its items, each checked by
+    ``item`` (by default: an ARM resource), and its next link."""
     if not isinstance(payload, dict) or not isinstance(payload.get("value"), list):
         raise BoundaryError("the answer is not an ARM list (an object with a 'value' array)")
     link = payload.get("nextLink")
     if link is not None and not isinstance(link, str):
         raise BoundaryError(f"the answer's nextLink is {_describe(link)}, not a URL")
-    return [arm_object(item) for item in payload["value"]], link or None
+    return [item(entry) for entry in payload["value"]], link or None
+
+
+def model_entry(value: Any) -> dict[str, Any]:
+    """One entry of an account's models list (Accounts - List Models): an object whose
+    ``format``, ``name`` and ``version`` are strings when present, whose ``lifecycleStatus``
+    is a string and whose ``deprecation`` an object of date strings when present. The entries
+    are not ARM resources: they have no id."""
+    if not isinstance(value, dict):
+        raise BoundaryError(f"a model in the answer is {_describe(value)}, not an object")
+    for key in ("format", "name", "version", "lifecycleStatus"):
+        if key in value and value[key] is not None and not isinstance(value[key], str):
+            raise BoundaryError(f"a model in the answer has a {key} that is {_describe(value[key])}")
+    deprecation = value.get("deprecation")
+    if deprecation is not None and (
+        not isinstance(deprecation, dict) or not all(isinstance(v, str) for v in deprecation.values() if v is not None)
+    ):
+        raise BoundaryError("a model in the answer has a deprecation that is not an object of dates")
+    return value
+
+
+def location_model(value: Any) -> dict[str, Any]:
+    """One entry of Models - List (a region's models): an object with a ``model`` object that
+    the account models list's checks accept."""
+    if not isinstance(value, dict) or not isinstance(value.get("model"), dict):
+        raise BoundaryError("a model in the answer has no 'model' object")
+    model_entry(value["model"])
+    return value
+
+
+def same_model(entry: dict[str, Any], deployment: dict[str, Any]) -> bool:
+    """Whether a models-list entry is the model a deployment body runs (same format, name and
+    version, ignoring case; a format the entry or the deployment lacks matches any)."""
+    model = (deployment.get("properties") or {}).get("model")
+    if not isinstance(model, dict):
+        return False
+    for key in ("name", "version"):
+        if str(entry.get(key, "")).lower() != str(model.get(key, "")).lower():
+            return False
+    formats = {str(f).lower() for f in (entry.get("format"), model.get("format")) if f}
+    return len(formats) <= 1
 
 
 def graph_page(response: Any, columns: tuple[str, ...]) -> tuple[list[dict[str, Any]], str | None]:

@@ -1,0 +1,214 @@
+"""AZAI-504 model-retirement."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from typing import Any
+
+from checks._common import WAF_AI, rule_page, same_text
+from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import azure_types as T
+from scanner.model.needs import LiveRead
+from scanner.model.resources import Resource
+from scanner.model.unknown import Unknown, known
+
+VERSION = "properties.model.version"
+UPGRADE = "properties.versionUpgradeOption"
+RETIREMENTS_DOC = "https://learn.microsoft.com/azure/ai-foundry/openai/concepts/model-retirements"
+UPGRADE_DOC = "https://learn.microsoft.com/azure/ai-foundry/openai/how-to/working-with-models#model-deployment-upgrade-configuration"
+
+
+@rule(
+    id="AZAI-504",
+    slug="model-retirement",
+    title="Model deployment runs a model version that is retired or retires soon",
+    pillar=Pillar.OPERATIONS,
+    severity=Severity.HIGH,
+    resource_types=(T.MODEL_DEPLOYMENT,),
+    reads=(LiveRead.ACCOUNT_MODELS,),
+    options={"warn_days": 90},
+    principle=Principle(
+        "Manage the lifecycle of the models you deploy: know when each version retires and move "
+        "to its replacement, tested, before it does.",
+        WAF_AI + "mlops-genaiops",
+    ),
+    remediation=Remediation(
+        terraform="Set model.version to a current version (and test it), or let the deployment upgrade "
+        'with version_upgrade_option = "OnceCurrentVersionExpired".',
+        bicep="Set properties.model.version to a current version (and test it), or set "
+        "versionUpgradeOption: 'OnceCurrentVersionExpired'.",
+        cli="az cognitiveservices account deployment create -g RG -n ACCOUNT --deployment-name NAME "
+        "--model-name MODEL --model-version CURRENT --model-format OpenAI ...",
+        terraform_code="""\
+            resource "azurerm_cognitive_deployment" "chat" {
+              # ...
+              model {
+                format  = "OpenAI"
+                name    = "gpt-4.1"
+                version = "2025-04-14"
+              }
+              version_upgrade_option = "OnceCurrentVersionExpired"
+            }
+        """,
+        bicep_code="""\
+            resource chat 'Microsoft.CognitiveServices/accounts/deployments@2025-06-01' = {
+              parent: account
+              name: 'chat'
+              properties: {
+                model: { format: 'OpenAI', name: 'gpt-4.1', version: '2025-04-14' }
+                versionUpgradeOption: 'OnceCurrentVersionExpired'
+              }
+            }
+        """,
+        cli_code="""\
+            az cognitiveservices account deployment create --resource-group RG --name ACCOUNT \\
+              --deployment-name chat --model-format OpenAI --model-name gpt-4.1 \\
+              --model-version 2025-04-14 --sku-name GlobalStandard --sku-capacity 10
+        """,
+        guide=RETIREMENTS_DOC,
+    ),
+    help_uri=rule_page("AZAI-504"),
+)
+def model_retirement(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """A model deployment whose model version is past its retirement date, or retires within
+    `warn_days` while nothing will move it off that version.
+
+    ## What fails
+
+    - A deployment whose model version's retirement date is on or before the run's date
+      (high): "Azure OpenAI deployments of a retired model always return error responses"
+      ([model retirements](https://learn.microsoft.com/azure/ai-foundry/openai/concepts/model-retirements)).
+      In a live scan, also a model the account's models list reports as `Deprecated`, which
+      the API defines as retired ("inference calls ... return 410 errors").
+    - A deployment whose version retires within `warn_days` and whose `versionUpgradeOption` is
+      `NoAutoUpgrade` (high, on `versionUpgradeOption`): "Once the retirement date is reached
+      the model deployment stops working"
+      ([upgrade options](https://learn.microsoft.com/azure/ai-foundry/openai/how-to/working-with-models#model-deployment-upgrade-configuration)).
+    - A deployment whose version retires within `warn_days` and that will be upgraded
+      (`OnceNewDefaultVersionAvailable`, `OnceCurrentVersionExpired`, or no option, which the
+      same page says "is equivalent to `OnceCurrentVersionExpired`") (medium): it keeps
+      answering, but on a version nobody tested, and the declared version no longer matches.
+
+    Each finding names the date, the table row's source and its as-of date (or the live models
+    list it came from).
+
+    ## What passes
+
+    Deployments whose version retires after `warn_days`, whatever the upgrade option (pinning a
+    version with `NoAutoUpgrade` is a legitimate choice for reproducibility until retirement
+    nears), and versions with no known retirement date: a model or version the table does not
+    list (a non-OpenAI model, a new version, a "no earlier than" date) is not a finding, since a
+    missing date is not evidence of retirement. Update the table with `azai models refresh`.
+
+    ## Undetermined when
+
+    The model name or version is not known before deploy; the table's date depends on the
+    deployment type (`sku.name`, e.g. `gpt-4o` `2024-08-06` on `Standard` or not) and that is
+    not known; the upgrade option decides the outcome and is not known; or, in a live scan,
+    the account's models list could not be read.
+
+    ## Options
+
+    `warn_days` (default 90): how far ahead a retirement counts as near. Microsoft gives "at
+    least 60 days notice before model retirement for GA models"; 90 days starts the finding
+    before that notice, leaving time to evaluate the replacement version and roll it out
+    through the release pipeline before the date.
+
+    ## Why
+
+    Retirement dates are published in advance and enforced region by region; a deployment left
+    on a retired version fails every call. IaC pins the version in code, so nothing warns the
+    team until production errors. Dates come from the bundled table transcribed from Microsoft
+    Learn (as of the date each finding states) or, live, from the account's models list; the
+    run's date is the scan's, so reports are reproducible when it is pinned.
+    """
+    model = known(resource.get("properties.model.name"))
+    version = known(resource.get(VERSION))
+    if not isinstance(model, str) or not isinstance(version, str):
+        return
+    warn = dt.timedelta(days=int(ctx.options.get("warn_days", 90)))
+    listed = resource.body.get(LiveRead.ACCOUNT_MODELS.value)
+    retires, basis, retired_status = _from_models_list(known(listed)) if listed is not None else (None, "", False)
+    if retires is None and not retired_status:
+        retires, basis = _from_table(resource, ctx, model, version)
+    if retires is None and not retired_status:
+        return
+    label = f"{model} {version}"
+    if retired_status or (retires is not None and retires <= ctx.today):
+        when = f" on {retires.isoformat()}" if retires is not None else ""
+        yield Violation(
+            f"Deployment '{resource.name}' runs {label}, retired{when} ({basis}): calls to a retired "
+            "model version return errors",
+            VERSION,
+            version,
+            "a model version that is not retired",
+        )
+        return
+    assert retires is not None
+    if retires - ctx.today > warn:
+        return
+    option = known(resource.get(UPGRADE))
+    if same_text(option, "NoAutoUpgrade"):
+        yield Violation(
+            f"Deployment '{resource.name}' runs {label}, which retires on {retires.isoformat()} ({basis}), "
+            "and versionUpgradeOption NoAutoUpgrade makes it stop working then",
+            UPGRADE,
+            option,
+            "OnceCurrentVersionExpired, or a version that does not retire soon",
+        )
+        return
+    yield Violation(
+        f"Deployment '{resource.name}' runs {label}, which retires on {retires.isoformat()} ({basis}); "
+        "Azure will then move it to another version, untested",
+        VERSION,
+        version,
+        f"a version that does not retire within {warn.days} days",
+        severity=Severity.MEDIUM,
+    )
+
+
+def _from_models_list(entries: Any) -> tuple[dt.date | None, str, bool]:
+    """The retirement date and status the account's models list gives for the deployment's
+    model: ``deprecation.inference`` (the API's date the model stops serving inference, its
+    ``Deprecated`` state, which the API defines as retired), and whether it is already
+    ``Deprecated``. Nothing when the list does not have the model."""
+    if not isinstance(entries, list):
+        return None, "", False
+    for entry in entries:
+        if not isinstance(entry, dict):
+            continue
+        status = entry.get("lifecycleStatus")
+        deprecation = entry.get("deprecation") or {}
+        text = deprecation.get("inference") if isinstance(deprecation, dict) else None
+        date = _parse(text)
+        retired = isinstance(status, str) and status.lower() == "deprecated"
+        if date is not None or retired:
+            return date, "the account's models list", retired
+    return None, "", False
+
+
+def _from_table(resource: Resource, ctx: CheckContext, model: str, version: str) -> tuple[dt.date | None, str]:
+    """The table's date for this model version on this deployment type; an unknown SKU leaves
+    it undetermined only where the table's dates differ by type."""
+    table = ctx.retirements
+    sku: Any = None
+    if table.depends_on_sku(model, version):
+        sku = known(resource.get("sku.name"))
+        if isinstance(sku, Unknown):  # pragma: no cover - known() raised
+            return None, ""
+        if not isinstance(sku, str):
+            sku = ""
+    row = table.lookup(model, version, sku)
+    if row is None:
+        return None, ""
+    return row.retirement, f"{table.origin}, source {row.source}, as of {row.as_of}"
+
+
+def _parse(text: Any) -> dt.date | None:
+    if not isinstance(text, str) or len(text) < 10:
+        return None
+    try:
+        return dt.date.fromisoformat(text[:10])
+    except ValueError:
+        return None
