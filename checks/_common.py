@@ -196,3 +196,136 @@ def comparable_region(value: Any) -> Any:
     if isinstance(value, Unknown) and value.symbol is None:
         known(value)
     return value
+
+
+# -- Connections: the explicit links from AI accounts, Foundry projects and workspaces to the
+# services they use. A link is only what a connection states: `properties.metadata.ResourceId`
+# (AVM and the Foundry portal write it; the key compares case-insensitively) naming the resource,
+# or, for AI Search, `properties.target` being the service's endpoint, https://NAME.search.windows.net
+# (Search service names are globally unique, so the host names the service).
+
+CONNECTION_TYPES = (T.ACCOUNT_CONNECTION, T.PROJECT_CONNECTION, T.WORKSPACE_CONNECTION)
+# The connection category of AI Search (ConnectionCategory `CognitiveSearch`, as AVM's Foundry
+# module writes it).
+SEARCH_CATEGORIES = ("CognitiveSearch",)
+# The categories of a workspace's connection to an AI services account.
+ACCOUNT_CATEGORIES = ("AIServices", "AzureOpenAI")
+# A Search service's endpoint in the public cloud.
+_SEARCH_ENDPOINT = re.compile(r"^https://(?P<name>[a-z0-9][a-z0-9-]*)\.search\.windows\.net/?$", re.IGNORECASE)
+
+
+def _may_be_search(connection: Resource) -> bool:
+    """Whether a connection whose link cannot be read could be a Search connection: its category
+    is AI Search's, or is itself unknown."""
+    category = connection.get("properties.category")
+    return isinstance(category, Unknown) or same_text(category, *SEARCH_CATEGORIES)
+
+
+def connection_search(connection: Resource, ctx: CheckContext) -> Resource | Unknown | None:
+    """The AI Search service a connection names, None when it names none, or Unknown when it may
+    name one the scan cannot see: the id or endpoint is not known before deploy, or names a
+    service that is not among the scanned resources."""
+    ref = connection.get("properties.metadata.ResourceId")
+    if isinstance(ref, str):
+        found = ctx.inventory.get(ref)
+        if found is not None:
+            return found if found.type_key == T.SEARCH_SERVICE.lower() else None
+        if f"/providers/{T.SEARCH_SERVICE.lower()}/" in ref.lower():
+            return Unknown(
+                f"the Search service of connection '{connection.name}' is not among the scanned resources",
+                path="properties.metadata.ResourceId",
+            )
+    target = connection.get("properties.target")
+    if isinstance(target, str):
+        match = _SEARCH_ENDPOINT.match(target.strip())
+        if match is None:
+            return None  # the connection's endpoint is not a Search service's
+        name = match["name"].lower()
+        for search in ctx.inventory.of_type(T.SEARCH_SERVICE):
+            if search.name.lower() == name and ctx.inventory.get(search.id) is not None:
+                return search
+        return Unknown(
+            f"the Search service '{name}' of connection '{connection.name}' is not among the scanned resources",
+            path="properties.target",
+        )
+    for value in (ref, target):
+        if isinstance(value, Unknown) and _may_be_search(connection):
+            return value
+    return None
+
+
+def connection_account(connection: Resource, ctx: CheckContext) -> Resource | Unknown | None:
+    """The AI services account a workspace connection names by `metadata.ResourceId` (a Foundry
+    hub's `AIServices` or `AzureOpenAI` connection), None when it names none, or Unknown when the
+    id is not known before deploy or names an account that is not among the scanned resources."""
+    ref = connection.get("properties.metadata.ResourceId")
+    if isinstance(ref, Unknown):
+        category = connection.get("properties.category")
+        return ref if isinstance(category, Unknown) or same_text(category, *ACCOUNT_CATEGORIES) else None
+    found = ctx.inventory.get(ref)
+    if found is not None:
+        return found if found.type_key == T.COGNITIVE_ACCOUNT.lower() else None
+    if isinstance(ref, str) and f"/providers/{T.COGNITIVE_ACCOUNT.lower()}/" in ref.lower():
+        return Unknown(
+            f"the account of connection '{connection.name}' is not among the scanned resources",
+            path="properties.metadata.ResourceId",
+        )
+    return None
+
+
+def account_connections(account: Resource, ctx: CheckContext) -> list[Resource]:
+    """The connections through which an account's models are given data: the account's own, its
+    Foundry projects', and those of every workspace (hub) that connects to the account."""
+    found = list(ctx.inventory.children(account, T.ACCOUNT_CONNECTION))
+    for project in ctx.inventory.children(account, T.AI_PROJECT):
+        found += ctx.inventory.children(project, T.PROJECT_CONNECTION)
+    for link in ctx.inventory.referrers(account, T.WORKSPACE_CONNECTION, "properties.metadata.ResourceId"):
+        workspace = ctx.inventory.parent(link)
+        if workspace is not None:
+            found += [c for c in ctx.inventory.children(workspace, T.WORKSPACE_CONNECTION) if c is not link]
+    return found
+
+
+def served_search(account: Resource, ctx: CheckContext) -> tuple[list[Resource], Unknown | None]:
+    """The AI Search services whose data an account's models are given, through explicit
+    connections only, and the first reason some connection's Search service cannot be known."""
+    services: list[Resource] = []
+    unknown: Unknown | None = None
+    for connection in account_connections(account, ctx):
+        search = connection_search(connection, ctx)
+        if isinstance(search, Unknown):
+            unknown = unknown or search
+        elif search is not None and search not in services:
+            services.append(search)
+    return services, unknown
+
+
+def serving_accounts(search: Resource, ctx: CheckContext) -> tuple[list[Resource], Unknown | None]:
+    """The AI services accounts whose models a Search service's data is given to, through explicit
+    connections only: an account's or its projects' connection to the service, or a workspace that
+    connects both to the service and to the account. The Unknown is the first reason a connection
+    that may reach this service cannot be followed to its account."""
+    accounts: list[Resource] = []
+    unknown: Unknown | None = None
+    for connection in ctx.inventory.of_type(*CONNECTION_TYPES):
+        if ctx.inventory.get(connection.id) is None:  # a conditional connection, while hidden
+            continue
+        if connection_search(connection, ctx) is not search:
+            continue
+        owner = ctx.inventory.parent(connection)
+        if connection.type_key == T.PROJECT_CONNECTION.lower() and owner is not None:
+            owner = ctx.inventory.parent(owner)
+        if owner is None:
+            reason = f"the owner of connection '{connection.name}' is not among the scanned resources"
+            unknown = unknown or Unknown(reason)
+            continue
+        found: list[Resource] = [owner] if owner.type_key == T.COGNITIVE_ACCOUNT.lower() else []
+        if owner.type_key == T.WORKSPACE.lower():
+            for link in ctx.inventory.children(owner, T.WORKSPACE_CONNECTION):
+                account = connection_account(link, ctx)
+                if isinstance(account, Unknown):
+                    unknown = unknown or account
+                elif account is not None:
+                    found.append(account)
+        accounts += [a for a in found if a not in accounts]
+    return accounts, unknown

@@ -5,11 +5,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from checks._common import WAF_AI, comparable_region, compute_region, rule_page, same_text
+from checks._common import (
+    CONNECTION_TYPES,
+    WAF_AI,
+    comparable_region,
+    compute_region,
+    rule_page,
+    same_text,
+    serving_accounts,
+)
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
-from scanner.model.unknown import Unknown, known
+from scanner.model.unknown import Unknown, UnknownValueError, known
 
 
 @rule(
@@ -18,8 +26,8 @@ from scanner.model.unknown import Unknown, known
     title="AI data and compute are in different regions",
     pillar=Pillar.PERFORMANCE,
     severity=Severity.MEDIUM,
-    resource_types=(T.WORKSPACE, T.COMPUTE),
-    reads=(T.STORAGE_ACCOUNT, T.MANAGED_CLUSTER),
+    resource_types=(T.WORKSPACE, T.COMPUTE, T.SEARCH_SERVICE),
+    reads=(T.STORAGE_ACCOUNT, T.MANAGED_CLUSTER, T.COGNITIVE_ACCOUNT, T.AI_PROJECT, *CONNECTION_TYPES),
     principle=Principle(
         "Deploy related resources in the same region, so that data and compute reside together.",
         WAF_AI + "design-principles#performance-efficiency",
@@ -71,7 +79,8 @@ from scanner.model.unknown import Unknown, known
 )
 def cross_region(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     """An AML workspace whose data (its default storage account) is in another region than the
-    workspace itself or than the compute that processes it.
+    workspace itself or than the compute that processes it, and an AI Search index in another
+    region than the model account it grounds.
 
     ## What fails
 
@@ -83,25 +92,39 @@ def cross_region(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
       `location`, else the workspace's region, as for azurerm v4 compute instances), and the
       AKS cluster's region for an attached Kubernetes or AKS compute.
 
+    - An AI Search service in a different region from an AI services account whose models it
+      serves. Serving is only what a connection states: a connection of the account, or of one of
+      its Foundry projects, naming the Search service by `properties.metadata.ResourceId` or by its
+      endpoint `https://NAME.search.windows.net` in `properties.target`; or a workspace (hub) with
+      such a connection and one naming the account by `properties.metadata.ResourceId`.
+
     Regions compare normalized (`East US` equals `eastus`).
 
     ## What passes
 
-    A workspace, its storage and its computes all in one region. In a template, two resources
-    both placed in `resourceGroup().location` are in one region even though it is not named.
+    A workspace, its storage and its computes all in one region; a Search service in the region
+    of every account it serves, or connected to none. In a template, two resources both placed in
+    `resourceGroup().location` are in one region even though it is not named.
 
     ## Undetermined when
 
     The storage account id (or a project's hub id) is unknown, the storage account, hub or
     attached cluster is not among the scanned resources, or a region is an expression that
-    cannot be evaluated.
+    cannot be evaluated; for a Search service, a connection to it belongs to a project or
+    workspace that is not among the scanned resources, or a hub's connection to an account names
+    one that is not among them or is not known before deploy.
 
     ## Why
 
     Training and batch inference read the workspace's data continuously. Across regions every
     read pays inter-region latency and egress charges, and data may leave the region it is
-    meant to stay in.
+    meant to stay in. Retrieval-augmented generation sends every query's search results to the
+    model as its prompt: a Search index in another region than the model adds a cross-region hop
+    to each answer and takes the indexed data out of its region.
     """
+    if resource.type_key == T.SEARCH_SERVICE.lower():
+        yield from _search_region(resource, ctx)
+        return
     if resource.type_key == T.WORKSPACE.lower():
         storage = _storage(resource, ctx)
         workspace_region = comparable_region(resource.location)
@@ -130,6 +153,31 @@ def cross_region(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
             region,
             str(storage_region),
         )
+
+
+def _search_region(search: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """A Search service against the accounts it serves: one finding naming every account in another
+    region (its evidence is the service's own location, so two accounts make one finding)."""
+    accounts, unknown = serving_accounts(search, ctx)
+    region = comparable_region(search.location)
+    elsewhere: list[tuple[Resource, Any]] = []
+    for account in accounts:
+        try:
+            other = comparable_region(account.location)
+            if region is not None and other is not None and not _same(region, other):
+                elsewhere.append((account, other))
+        except UnknownValueError as exc:
+            unknown = unknown or exc.value
+    if elsewhere:
+        names = ", ".join(f"'{a.name}' in {where}" for a, where in elsewhere)
+        yield Violation(
+            f"AI Search '{search.name}' is in {region} but grounds the models of account {names}",
+            "location",
+            region,
+            str(elsewhere[0][1]),
+        )
+    if unknown is not None:
+        known(unknown)
 
 
 def _storage(workspace: Resource, ctx: CheckContext) -> Resource:

@@ -6,6 +6,18 @@ import pytest
 
 from tests.conftest import FIXTURES, cli_json, run_cli
 
+# AZAI-305 by default: Global deployments on EU accounts or serving EU Search data, and EU Search
+# data sent to a UK account or the US data zone.
+AZAI_305_DEFAULT = {
+    "oai-eu/chat-global",
+    "oai-eu/ptu-global",
+    "oai-eu/batch-global",
+    "oai-rag/rag-datazone",
+    "oai-uk/chat-global",
+    "oai-uk/chat-regional",
+    "oai-hub/chat-global",
+}
+
 
 def failing(rule: str, *options: str) -> set[str]:
     extra = [arg for option in options for arg in ("--rule-option", f"{rule}:{option}")]
@@ -80,6 +92,19 @@ def failing(rule: str, *options: str) -> set[str]:
             {"aks-east/gpuone", "aks-east/gpunone"},
             {"aks-wcus/gpu"},
         ),
+        (
+            "AZAI-305",
+            "residency=region",
+            AZAI_305_DEFAULT,
+            AZAI_305_DEFAULT | {"oai-eu/chat-datazone"},
+        ),
+        ("AZAI-305", "residency=any", AZAI_305_DEFAULT, set()),
+        (
+            "AZAI-305",
+            "data_resident_regions=eastus",
+            AZAI_305_DEFAULT,
+            {"oai-us/chat-global", "oai-hub/chat-global", "oai-ext/chat-global"},
+        ),
     ],
 )
 def test_an_option_changes_exactly_the_documented_resources(
@@ -94,3 +119,13 @@ def test_a_flag_option_rejects_what_is_not_a_flag() -> None:
         "scan", "--rule-option", "AZAI-106:require_user_assigned=maybe", str(FIXTURES / "demo" / "plan.json")
     )
     assert done.returncode == 2 and "must be a bool" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_residency_region_rates_a_data_zone_deployment_medium_and_a_global_one_high() -> None:
+    """Under ``residency=region`` a data zone deployment on an EU account keeps its data in the EU
+    data zone, so it is less severe than a Global one, whose data may leave it."""
+    template = str(FIXTURES / "rules" / "AZAI-305" / "template.json")
+    data = cli_json("--select", "AZAI-305", "--rule-option", "AZAI-305:residency=region", template)
+    severity = {f["resource_name"]: f["severity"] for f in data["findings"]}
+    assert severity["oai-eu/chat-datazone"] == "medium"
+    assert severity["oai-eu/chat-global"] == "high"

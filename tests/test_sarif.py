@@ -274,6 +274,7 @@ def test_undetermined_checks_and_warnings_become_tool_notifications(tmp_path: Pa
     undetermined = [n for n in notes if n.get("associatedRule", {}).get("id") == "AZAI-301"]
     assert sorted(n["message"]["text"].split(" could not decide on ")[1].split(":")[0] for n in undetermined) == [
         "proj-orphan",
+        "srch-hub",
         "ws-ext",
     ]
 
