@@ -103,12 +103,20 @@ def compute_access(resource: Resource, ctx: CheckContext) -> Iterator[Violation]
     - An `AmlCompute` cluster or `ComputeInstance` without `properties.properties.subnet.id`,
       in a workspace that has no managed network (`managedNetwork.isolationMode` absent or
       `Disabled`).
+    - An `AmlCompute` cluster or `ComputeInstance` whose `properties.properties.enableNodePublicIp`
+      is `true` (**medium**): its nodes get public IP addresses. Only an explicit `true` fails.
+      The API's default, when the property is absent, is also `true` (as are the defaults of
+      azurerm's `node_public_ip_enabled` and the `azure-ai-ml` SDK's `enable_node_public_ip`),
+      so a compute that does not say `false` has public IPs too; it is not reported yet,
+      because it is nearly every compute written today. A Terraform plan, where azurerm writes
+      its default `true` into the planned values, fails where the template that leaves it out
+      passes.
 
     ## What passes
 
-    Computes with `disableLocalAuth: true` that are in a subnet or in a workspace with a managed
-    network. Attached Kubernetes and AKS computes are checked for local auth only; their network
-    is the cluster's.
+    Computes with `disableLocalAuth: true` and `enableNodePublicIp` not `true` that are in a
+    subnet or in a workspace with a managed network. Attached Kubernetes and AKS computes are checked for
+    local auth only; their network is the cluster's.
 
     A subnet id that is set to a value known only at deploy (a `reference()` or a module output)
     counts as set: the compute is in a subnet. One set only under a condition nobody knows
@@ -116,15 +124,18 @@ def compute_access(resource: Resource, ctx: CheckContext) -> Iterator[Violation]
 
     ## Undetermined when
 
-    `disableLocalAuth`, whether a subnet is set at all, or the workspace's isolation mode is
-    unknown before deploy; a failure of the other setting is still reported.
+    `disableLocalAuth`, `enableNodePublicIp`, whether a subnet is set at all, or the workspace's
+    isolation mode is unknown before deploy; a failure of another setting is still reported.
 
     ## Why
 
     Local accounts bypass Entra Conditional Access and audit, and a compute with a public IP
-    outside a virtual network exposes SSH and Jupyter to the internet.
+    outside a virtual network exposes SSH and Jupyter to the internet. Even inside a network,
+    nodes with public IPs are an address on the internet that a network rule, not the absence
+    of a route, has to keep closed; with `enableNodePublicIp: false` (a "no public IP" compute)
+    the nodes are reachable only privately.
     """
-    yield from every_gap(_local_auth(resource), _outside_network(resource, ctx))
+    yield from every_gap(_local_auth(resource), _outside_network(resource, ctx), _public_node_ips(resource))
 
 
 def _local_auth(compute: Resource) -> Iterator[Violation]:
@@ -156,3 +167,17 @@ def _outside_network(compute: Resource, ctx: CheckContext) -> Iterator[Violation
         None,
         "a subnet id, or a workspace with a managed network",
     )
+
+
+def _public_node_ips(compute: Resource) -> Iterator[Violation]:
+    if not same_text(known(compute.get("properties.computeType")), "AmlCompute", "ComputeInstance"):
+        return
+    value = known(compute.get("properties.properties.enableNodePublicIp"))
+    if value is True:
+        yield Violation(
+            f"AML compute '{compute.name}' gives its nodes public IP addresses (enableNodePublicIp is true)",
+            "properties.properties.enableNodePublicIp",
+            value,
+            "false",
+            Severity.MEDIUM,
+        )

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, every_gap, is_public, rule_page, workspace_users
+from checks._common import (
+    AZURE_POLICY,
+    CHECKOV,
+    PSRULE,
+    WAF_AI,
+    every_gap,
+    is_public,
+    rule_page,
+    same_text,
+    workspace_users,
+)
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.engine.setting_checks import forbid, require
 from scanner.model import azure_types as T
@@ -108,10 +118,23 @@ def workspace_storage_access(resource: Resource, ctx: CheckContext) -> Iterator[
     - for a high-business-impact workspace (`hbiWorkspace` true), `publicNetworkAccess` not
       `Disabled` (**high**; Checkov CKV2_AZURE_50).
 
+    And a workspace (of any kind but `Project`: `Default`, `Hub`, `FeatureStore`) whose
+    `properties.systemDatastoresAuthMode` is set to anything but `identity` (`accessKey`,
+    `UserDelegationSAS`; **medium**): its system datastores reach the storage with the account
+    key (or a SAS), so the storage cannot turn shared keys off without breaking the workspace. A
+    `Project` workspace uses its hub's storage and datastores, so its hub is the one judged.
+
+    An absent `systemDatastoresAuthMode` means `accessKey` too (the service's default: "an Azure
+    Machine Learning workspace defaults to use of a shared key to access its default Azure
+    Storage account"), but is not reported yet: azurerm's `azurerm_machine_learning_workspace`
+    and `azurerm_ai_foundry` cannot set the property (only an `azapi_update_resource` can), so
+    every workspace written with them would fail. Its storage account's `allowSharedKeyAccess`
+    finding above still names the shared keys.
+
     ## What passes
 
-    Workspace storage with blob public access off and shared keys disabled (the workspace then
-    uses `systemDatastoresAuthMode` `identity`), and storage accounts no workspace uses.
+    Workspace storage with blob public access off and shared keys disabled, workspaces with
+    `systemDatastoresAuthMode` `identity`, and storage accounts no workspace uses.
 
     ## Undetermined when
 
@@ -126,10 +149,11 @@ def workspace_storage_access(resource: Resource, ctx: CheckContext) -> Iterator[
     ## Why
 
     Anyone with the account key, or no credential at all for public containers, can read or
-    poison the data the models learn from.
+    poison the data the models learn from; a workspace that reaches its storage with the key
+    keeps that key in use.
     """
     if resource.type_key == T.WORKSPACE.lower():
-        known(ctx.inventory.workspace_dependency(resource, "properties.storageAccount", "storage account"))
+        yield from every_gap(_datastore_keys(resource), _storage_seen(resource, ctx))
         return
     workspaces = workspace_users(resource, ctx, "properties.storageAccount")
     if not workspaces:
@@ -169,4 +193,25 @@ def _public_hbi_storage(storage: Resource, workspaces: list[Resource], names: st
             "properties.publicNetworkAccess",
             storage.get("properties.publicNetworkAccess"),
             "Disabled",
+        )
+
+
+def _storage_seen(workspace: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """Nothing to report, but undetermined when the workspace's storage account cannot be seen."""
+    known(ctx.inventory.workspace_dependency(workspace, "properties.storageAccount", "storage account"))
+    yield from ()
+
+
+def _datastore_keys(workspace: Resource) -> Iterator[Violation]:
+    if same_text(known(workspace.get("kind")), "Project"):
+        return
+    mode = known(workspace.get("properties.systemDatastoresAuthMode"))
+    if mode is not None and not same_text(mode, "identity"):
+        yield Violation(
+            f"Workspace '{workspace.name}' reaches its default storage with shared keys "
+            f"(systemDatastoresAuthMode is {mode})",
+            "properties.systemDatastoresAuthMode",
+            mode,
+            "identity",
+            Severity.MEDIUM,
         )

@@ -441,6 +441,38 @@ MAPPINGS: dict[str, TypeMap] = {
         ),
         parent="cognitive_account_id",
     ),
+    "azurerm_cognitive_account_project": TypeMap(
+        T.AI_PROJECT,
+        (
+            *_COMMON,
+            A("description", "properties.description"),
+            A("display_name", "properties.displayName"),
+        ),
+        parent="cognitive_account_id",
+    ),
+    # Foundry connections (azurerm 4.x, API 2025-06-01). Their keys (api_key, custom_keys, oauth2)
+    # are sensitive and deliberately not mapped: auth_type says whether a secret is stored.
+    # azurerm has no resource for AML workspace connections; those come from azapi.
+    "azurerm_cognitive_account_connection": TypeMap(
+        T.ACCOUNT_CONNECTION,
+        (
+            A("auth_type", "properties.authType"),
+            A("category", "properties.category"),
+            A("target", "properties.target"),
+            A("metadata", "properties.metadata"),
+        ),
+        parent="cognitive_account_id",
+    ),
+    "azurerm_cognitive_account_project_connection": TypeMap(
+        T.PROJECT_CONNECTION,
+        (
+            A("auth_type", "properties.authType"),
+            A("category", "properties.category"),
+            A("target", "properties.target"),
+            A("metadata", "properties.metadata"),
+        ),
+        parent="cognitive_project_id",
+    ),
     "azurerm_search_service": TypeMap(
         T.SEARCH_SERVICE,
         (
