@@ -88,6 +88,15 @@ ACCOUNT_CHILDREN = (
     ("projects", T.AI_PROJECT),
     ("connections", T.ACCOUNT_CONNECTION),
 )
+# Which account kinds hold which children, so that a Speech or Vision account costs no request
+# and an Azure OpenAI account is not asked for Foundry projects: models are deployed (with their
+# content filters) on OpenAI and AIServices accounts; projects and connections belong to the
+# Foundry resource, kind AIServices (upgrading an Azure OpenAI resource to Foundry changes its
+# kind to AIServices). An account whose kind is not given is asked for everything.
+CHILDREN_BY_KIND = {
+    "openai": frozenset({"deployments", "raiPolicies"}),
+    "aiservices": frozenset(child for child, _ in ACCOUNT_CHILDREN),
+}
 DIAGNOSTICS_API = "2021-05-01-preview"
 ENVIRONMENT_TYPES = frozenset(t.lower() for t in (T.ENVIRONMENT_VERSION, T.REGISTRY_ENVIRONMENT_VERSION))
 # Types Resource Graph lacks that are listed per parent: child type -> the type it is listed under.
@@ -399,9 +408,11 @@ class Collector:
         """An AI services account's model deployments, content filters, Foundry projects and
         connections, and each project's connections: Resource Graph holds none of them."""
         subscription = account["subscriptionId"]
+        kind = account.get("kind")
+        held = CHILDREN_BY_KIND.get(kind.lower(), frozenset()) if isinstance(kind, str) else None
         out: list[dict[str, Any]] = []
         for child, child_type in ACCOUNT_CHILDREN:
-            if child_type.lower() not in self.collected:
+            if child_type.lower() not in self.collected or (held is not None and child not in held):
                 continue
             found = self._list_raw(subscription, f"{account['id']}/{child}", COGNITIVE_API) or []
             out += found
