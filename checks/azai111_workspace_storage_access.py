@@ -119,9 +119,10 @@ def workspace_storage_access(resource: Resource, ctx: CheckContext) -> Iterator[
       `Disabled` (**high**; Checkov CKV2_AZURE_50).
 
     And a workspace (of any kind but `Project`: `Default`, `Hub`, `FeatureStore`) whose
-    `properties.systemDatastoresAuthMode` is set to anything but `identity` (`accessKey`,
-    `UserDelegationSAS`; **medium**): its system datastores reach the storage with the account
-    key (or a SAS), so the storage cannot turn shared keys off without breaking the workspace. A
+    `properties.systemDatastoresAuthMode` is `accessKey` (**medium**): its system datastores
+    reach the storage with the account key, so the storage cannot turn shared keys off without
+    breaking the workspace. `UserDelegationSAS` passes: a user delegation SAS is signed with
+    Microsoft Entra credentials, not the account key, and keeps working with shared keys off. A
     `Project` workspace uses its hub's storage and datastores, so its hub is the one judged.
 
     An absent `systemDatastoresAuthMode` means `accessKey` too (the service's default: "an Azure
@@ -206,7 +207,7 @@ def _datastore_keys(workspace: Resource) -> Iterator[Violation]:
     if same_text(known(workspace.get("kind")), "Project"):
         return
     mode = known(workspace.get("properties.systemDatastoresAuthMode"))
-    if mode is not None and not same_text(mode, "identity"):
+    if same_text(mode, "accessKey"):
         yield Violation(
             f"Workspace '{workspace.name}' reaches its default storage with shared keys "
             f"(systemDatastoresAuthMode is {mode})",

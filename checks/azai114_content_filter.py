@@ -52,7 +52,8 @@ STREAMING_MODES = ("Asynchronous_filter", "Deferred")
         "'Microsoft.DefaultV2', mode: 'Default', contentFilters: [ { name, source, enabled: true, blocking: true, "
         "severityThreshold: 'Medium' } ] }",
         cli="az cognitiveservices account deployment create ... --rai-policy-name POLICY; "
-        "az rest --method put --url .../accounts/ACCOUNT/raiPolicies/POLICY?api-version=2025-06-01 --body @policy.json",
+        "az rest --method put --url .../accounts/ACCOUNT/raiPolicies/POLICY?api-version=2025-06-01 "
+        "--body with the policy JSON",
         terraform_code="""\
             resource "azurerm_cognitive_account_rai_policy" "strict" {
               name                 = "strict"

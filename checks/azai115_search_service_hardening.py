@@ -154,7 +154,8 @@ def search_service_hardening(resource: Resource, ctx: CheckContext) -> Iterator[
       `properties.networkRuleSet.ipRules`, or one that admits `0.0.0.0/0`.
     - **Medium:** reachable from the public internet through an IP firewall: public access
       enabled with IP rules that do not admit every address.
-    - **Medium:** no managed identity: `identity` absent or `identity.type` `None`.
+    - **Medium:** no managed identity: `identity` absent or `identity.type` `None` (not on the
+      `free` tier, which cannot have one: managed identities need Basic or higher).
     - **Medium:** `properties.encryptionWithCmk.enforcement` not `Enabled`, except on the
       `free` tier, where customer-managed keys are not available.
 
@@ -226,7 +227,9 @@ def _public_access(resource: Resource, name: str) -> Iterator[Violation]:
 
 
 def _identity(resource: Resource, name: str) -> Iterator[Violation]:
-    if not identity_kinds(resource):
+    # A free service cannot have a managed identity (Basic tier or higher), so the gap is not
+    # one its owner can close there; AZAI-404 reports the free tier itself.
+    if not identity_kinds(resource) and not same_text(known(resource.get("sku.name")), "free"):
         yield Violation(
             f"{name} has no managed identity",
             "identity.type",

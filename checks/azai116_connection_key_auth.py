@@ -183,7 +183,14 @@ def _described(connection: Resource) -> str:
 
 
 def _without_query(target: str) -> str:
-    return target.split("?", 1)[0].split("#", 1)[0]
+    """The target without what can carry a secret: a query (a SAS token) or a fragment, and the
+    user information of a URL (``https://user:token@host``)."""
+    bare = target.split("?", 1)[0].split("#", 1)[0]
+    scheme, separator, rest = bare.partition("://")
+    if separator and "@" in rest.split("/", 1)[0]:
+        host_and_path = rest.split("@", 1)[1]
+        return f"{scheme}://{host_and_path}"
+    return bare
 
 
 def _has_credentials(value: Any) -> bool:

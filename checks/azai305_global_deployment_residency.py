@@ -95,6 +95,7 @@ POLICIES = (REGIONAL, DATA_ZONE, "any")
         T.SEARCH_SERVICE,
     ),
     options={"residency": DATA_ZONE, "data_resident_regions": list(EU_DATA_ZONE)},
+    choices={"residency": POLICIES},
     peers=(
         PeerRule(
             APRL,
@@ -240,6 +241,9 @@ def global_deployment_residency(resource: Resource, ctx: CheckContext) -> Iterat
     for holder, where in holders:
         if isinstance(where, Unknown):
             unknown = unknown or Unknown(f"the region of {holder} is not known ({where.reason})")
+            continue
+        if not isinstance(where, str):  # a region is a name; anything else decides nothing
+            unknown = unknown or Unknown(f"the region of {holder} is {where!r}, not a region name")
             continue
         try:
             region = where

@@ -115,7 +115,9 @@ def search_replicas(resource: Resource, ctx: CheckContext) -> Iterator[Violation
     and transient faults take the index, and every answer grounded in it, offline; extra
     replicas are also placed across availability zones where the region has them.
     """
-    minimum = known_number(ctx.options.get("min_replicas", 2), "min_replicas") or 2
+    minimum = known_number(ctx.options.get("min_replicas", 2), "min_replicas")
+    if minimum is None:
+        minimum = 2
     if same_text(known(resource.get("sku.name")), "free"):
         yield Violation(
             f"Search service '{resource.name}' is on the free tier, which has one replica and no SLA",

@@ -81,6 +81,10 @@ def model_retirement(resource: Resource, ctx: CheckContext) -> Iterator[Violatio
       ([model retirements](https://learn.microsoft.com/azure/ai-foundry/openai/concepts/model-retirements)).
       In a live scan, also a model the account's models list reports as `Deprecated`, which
       the API defines as retired ("inference calls ... return 410 errors").
+    - A date that has passed but was only a plan is medium, not high: a table row whose date
+      was still ahead on its as-of date, or a live model whose `lifecycleStatus` is not
+      `Deprecated`. Microsoft moves planned dates, so the finding asks to confirm with a live
+      scan or `azai models refresh` rather than claiming calls fail.
     - A deployment whose version retires within `warn_days` and whose `versionUpgradeOption` is
       `NoAutoUpgrade` (high, on `versionUpgradeOption`): "Once the retirement date is reached
       the model deployment stops working"
@@ -129,12 +133,29 @@ def model_retirement(resource: Resource, ctx: CheckContext) -> Iterator[Violatio
         return
     warn = dt.timedelta(days=int(ctx.options.get("warn_days", 90)))
     listed = resource.body.get(LiveRead.ACCOUNT_MODELS.value)
-    retires, basis, retired_status = _from_models_list(known(listed)) if listed is not None else (None, "", False)
+    retires, basis, status = _from_models_list(known(listed)) if listed is not None else (None, "", None)
+    retired_status = status == "deprecated"
+    # A date that has passed means retired only where nothing says otherwise: the models list's
+    # own status is the platform's word, and a table date that was still ahead when the table
+    # was written was a plan, which Microsoft moves (it is then a warning to refresh, below).
+    planned = False
     if retires is None and not retired_status:
-        retires, basis = _from_table(resource, ctx, model, version)
+        retires, basis, planned = _from_table(resource, ctx, model, version)
     if retires is None and not retired_status:
         return
     label = f"{model} {version}"
+    moved_maybe = (status is not None and not retired_status) or planned
+    if retires is not None and retires <= ctx.today and moved_maybe:
+        yield Violation(
+            f"Deployment '{resource.name}' runs {label}, scheduled to retire on {retires.isoformat()} ({basis}), "
+            "a date that has passed; Microsoft moves these dates, so confirm with the account's models list "
+            "(a live scan) or `azai models refresh`",
+            VERSION,
+            version,
+            "a model version that is not retired",
+            severity=Severity.MEDIUM,
+        )
+        return
     if retired_status or (retires is not None and retires <= ctx.today):
         when = f" on {retires.isoformat()}" if retires is not None else ""
         yield Violation(
@@ -168,13 +189,13 @@ def model_retirement(resource: Resource, ctx: CheckContext) -> Iterator[Violatio
     )
 
 
-def _from_models_list(entries: Any) -> tuple[dt.date | None, str, bool]:
+def _from_models_list(entries: Any) -> tuple[dt.date | None, str, str | None]:
     """The retirement date and status the account's models list gives for the deployment's
     model: ``deprecation.inference`` (the API's date the model stops serving inference, its
-    ``Deprecated`` state, which the API defines as retired), and whether it is already
-    ``Deprecated``. Nothing when the list does not have the model."""
+    ``Deprecated`` state, which the API defines as retired), and its ``lifecycleStatus``,
+    lower-cased (None when the list gives none). Nothing when the list does not have the model."""
     if not isinstance(entries, list):
-        return None, "", False
+        return None, "", None
     for entry in entries:
         if not isinstance(entry, dict):
             continue
@@ -182,27 +203,30 @@ def _from_models_list(entries: Any) -> tuple[dt.date | None, str, bool]:
         deprecation = entry.get("deprecation") or {}
         text = deprecation.get("inference") if isinstance(deprecation, dict) else None
         date = _parse(text)
-        retired = isinstance(status, str) and status.lower() == "deprecated"
-        if date is not None or retired:
-            return date, "the account's models list", retired
-    return None, "", False
+        lowered = status.lower() if isinstance(status, str) else None
+        if date is not None or lowered == "deprecated":
+            return date, "the account's models list", lowered
+    return None, "", None
 
 
-def _from_table(resource: Resource, ctx: CheckContext, model: str, version: str) -> tuple[dt.date | None, str]:
-    """The table's date for this model version on this deployment type; an unknown SKU leaves
-    it undetermined only where the table's dates differ by type."""
+def _from_table(resource: Resource, ctx: CheckContext, model: str, version: str) -> tuple[dt.date | None, str, bool]:
+    """The table's date for this model version on this deployment type, and whether that date
+    was still ahead on the row's as-of date (a plan, not a fact); an unknown SKU leaves it
+    undetermined only where the table's dates differ by type."""
     table = ctx.retirements
     sku: Any = None
     if table.depends_on_sku(model, version):
         sku = known(resource.get("sku.name"))
         if isinstance(sku, Unknown):  # pragma: no cover - known() raised
-            return None, ""
+            return None, "", False
         if not isinstance(sku, str):
             sku = ""
     row = table.lookup(model, version, sku)
     if row is None:
-        return None, ""
-    return row.retirement, f"{table.origin}, source {row.source}, as of {row.as_of}"
+        return None, "", False
+    as_of = _parse(row.as_of)
+    planned = as_of is None or row.retirement > as_of
+    return row.retirement, f"{table.origin}, source {row.source}, as of {row.as_of}", planned
 
 
 def _parse(text: Any) -> dt.date | None:

@@ -138,9 +138,14 @@ def _header(result: ScanResult, active: list[Finding]) -> list[str]:
 def _findings_section(result: ScanResult, shown: list[Finding]) -> list[str]:
     """One section per rule that found something: the rules with the most severe findings first
     (in the order the rules ran within a severity), so a critical finding never sits below a
-    medium one, and a cut report keeps the sections a reviewer must read."""
+    medium one, and a cut report keeps the sections a reviewer must read. Among rules whose worst
+    finding is as severe, those whose mildest is more severe come first, so that a rule with a
+    high and a medium finding does not put its medium row above another rule's high ones."""
     groups = [(check, [f for f in shown if f.check.id == check.id]) for check in result.checks]
-    ranked = sorted(((c, g) for c, g in groups if g), key=lambda cg: -max(f.severity for f in cg[1]))
+    ranked = sorted(
+        ((c, g) for c, g in groups if g),
+        key=lambda cg: (-max(f.severity for f in cg[1]), -min(f.severity for f in cg[1])),
+    )
     return [line for check, group in ranked for line in _rule_section(check, group)]
 
 

@@ -166,7 +166,7 @@ def test_snapshot_round_trip_gives_identical_findings(snapshots: tuple[Path, Pat
         return {
             (f.check.id, f.resource.id, f.violation.path, f.severity.label, f.fingerprint)
             for f in result.findings
-            if f.check.id != "AZAI-202"
+            if f.check.id not in ("AZAI-202", "AZAI-206")  # decided by metrics, which a snapshot does not hold
         }
 
     assert keys(live) == keys(again) and len(keys(live)) > 5
@@ -274,6 +274,7 @@ def test_iac_to_live_finds_missing_unmanaged_and_changed_but_never_unknowns(
     found = {(f["rule_id"], f["resource_name"], f["evidence"]["path"]) for f in data["findings"]}
     assert found == {
         ("AZAI-903", "oai-demo", "id"),  # declared, deleted live
+        ("AZAI-903", "oai-demo/chat-ptu", "id"),  # its model deployment went with it
         ("AZAI-902", "ws-demo/adhoc", "id"),  # made in Studio
         ("AZAI-902", "aks-demo/extra", "id"),  # az aks nodepool add
         ("AZAI-902", "ws-demo/score/blue", "id"),  # a deployment made with the CLI

@@ -30,16 +30,16 @@ def _page(result: ScanResult) -> str:
 
 def test_scope_date_version_and_gate_come_first_then_counts_findings_and_cost() -> None:
     page = _page(scan(*DEMO))
-    scope = "2026-01-02 03:04 UTC · azai 0.1.0 · 30 resources in 3 input(s)"
-    assert f"<li>{DEMO[0]} (terraform, 10 resources)</li>" in page
-    gate = "<span class='gate fail'>FAIL</span> 12 finding(s) at or above high (--fail-on high), not suppressed"
+    scope = "2026-01-02 03:04 UTC · azai 0.1.0 · 39 resources in 3 input(s)"
+    assert f"<li>{DEMO[0]} (terraform, 13 resources)</li>" in page
+    gate = "<span class='gate fail'>FAIL</span> 18 finding(s) at or above high (--fail-on high), not suppressed"
     marks = [scope, gate, "<h2>Findings by severity</h2>", '<table id="findings">', "<h2>Estimated waste</h2>"]
     places = [page.index(mark) for mark in marks]
     assert places == sorted(places)
     assert re.findall(r'<tr><td class="(\w+)">\1</td><td class="num">(\d+)</td></tr>', page) == [
         ("critical", "3"),
-        ("high", "9"),
-        ("medium", "54"),
+        ("high", "15"),
+        ("medium", "66"),
         ("low", "3"),
     ]
 
@@ -48,7 +48,7 @@ def test_findings_are_ordered_by_severity_not_by_cost() -> None:
     """A critical finding once sorted fifth, behind the priced AZAI-201 rows."""
     table = _page(scan(*DEMO)).split('<table id="findings">', 1)[1].split("</table>", 1)[0]
     shown = [Severity.parse(s) for s in re.findall(r'<tr><td class="(\w+)">', table)]
-    assert len(shown) == 69 and shown[:3] == [Severity.CRITICAL] * 3
+    assert len(shown) == 87 and shown[:3] == [Severity.CRITICAL] * 3
     assert shown == sorted(shown, reverse=True)
 
 

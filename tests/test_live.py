@@ -151,12 +151,16 @@ def test_demo_estate_live_matches_its_iac_twin_apart_from_idle_gpu(serve) -> Non
     emulator = serve(Estate.load(demo_estate_path()))
     live = live_scan(emulator)
     for twin in ("plan.json", "template.json", "whatif.json"):
-        assert keys(scan(FIXTURES / "demo" / twin)) == keys(live) - keys(live, "AZAI-202")
+        assert keys(scan(FIXTURES / "demo" / twin)) == keys(live) - keys(live, "AZAI-202") - keys(live, "AZAI-206")
     # Utilization metrics decide AZAI-202: the always-on cluster is idle, the notebook is busy.
     assert keys(live, "AZAI-202") == {
         ("AZAI-202", "Microsoft.MachineLearningServices/workspaces/computes", "ws-demo/train", "properties")
     }
     assert ("AZAI-202", "ws-demo/notebook") in {(c.id, r.name) for c, r in live.passed}
+    # and AZAI-206: the provisioned deployment used at most 20 % of its PTUs in the week.
+    assert keys(live, "AZAI-206") == {
+        ("AZAI-206", "Microsoft.CognitiveServices/accounts/deployments", "oai-demo/chat-ptu", "sku.capacity")
+    }
     assert not live.undetermined
     assert emulator.writes() == []
 
@@ -216,7 +220,7 @@ def test_cli_scan_against_an_arm_endpoint_with_managed_identity_variables(serve,
     )
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
-    assert data["summary"]["findings"] == 24 and data["summary"]["complete"] is True
+    assert data["summary"]["findings"] == 31 and data["summary"]["complete"] is True
     assert {f["source"] for f in data["findings"]} == {"live"}
     assert emulator.writes() == []
 
@@ -275,7 +279,7 @@ def test_live_sarif_points_at_the_saved_inventory_or_the_declaring_iac(serve, tm
         )
     )
     saved = json.loads(inventory.read_text())
-    assert saved["azai_inventory"] == 1 and len(saved["resources"]) == 10
+    assert saved["azai_inventory"] == 1 and len(saved["resources"]) == 13
     document = json.loads(sarif.render(result, Path.cwd())[0])
     run = document["runs"][0]
     assert run["automationDetails"]["id"] == "azai/live/"
@@ -307,9 +311,9 @@ def test_live_sarif_points_at_the_saved_inventory_or_the_declaring_iac(serve, tm
 def test_demo_command_runs(tmp_path: Path) -> None:
     done = run_cli("demo", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "24 finding(s): 1 critical, 3 high, 19 medium, 1 low; 0 undetermined" in done.stdout
+    assert "31 finding(s): 1 critical, 5 high, 24 medium, 1 low; 0 undetermined" in done.stdout
     assert "WASTE: $8,336.43 a month" not in done.stdout  # the idle cluster is counted once
-    assert "WASTE: $5,655.14 a month" in done.stdout
+    assert "WASTE: $64,055.14 a month" in done.stdout
     assert "0 writes" in done.stderr
 
 

@@ -346,15 +346,16 @@ def test_a_metric_that_is_not_a_finite_number_leaves_idle_gpu_undetermined(serve
 def test_diagnostic_logging_is_undetermined_where_its_read_failed(serve) -> None:  # type: ignore[no-untyped-def]
     emulator = serve(estate())
     readable = scan(emulator, "AZAI-501")
-    assert {f.resource.name for f in readable.findings} == {"ws-demo", "oai-demo"}
+    assert {f.resource.name for f in readable.findings} == {"ws-demo", "oai-demo", "oai-demo-eu"}
     emulator = serve(estate(), Faults(answers={DIAGNOSTICS: Answer(403, ERROR)}))
     unreadable = scan(emulator, "AZAI-501")
     assert unreadable.findings == []
     assert {(u.check.id, u.resource.name) for u in unreadable.undetermined} == {
         ("AZAI-501", "ws-demo"),
         ("AZAI-501", "oai-demo"),
+        ("AZAI-501", "oai-demo-eu"),
     }
-    assert sorted(g.status for g in unreadable.coverage) == [403, 403]
+    assert sorted(g.status for g in unreadable.coverage) == [403, 403, 403]
 
 
 def test_an_echoed_token_never_reaches_a_report_or_a_gap(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

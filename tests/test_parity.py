@@ -18,7 +18,7 @@ def test_plan_template_and_whatif_agree_on_every_finding_and_fingerprint() -> No
     template = scan(FIXTURES / "demo" / "template.json")
     whatif = scan(FIXTURES / "demo" / "whatif.json")
     assert _findings(plan) == _findings(template) == _findings(whatif)
-    assert len({f.check.id for f in plan.findings}) == 16
+    assert len({f.check.id for f in plan.findings}) == 18
     assert not plan.undetermined and not template.undetermined and not whatif.undetermined
 
 
@@ -49,4 +49,11 @@ def test_demo_estate_findings_are_the_designed_ones() -> None:
         ("AZAI-403", "ws-demo/score"),
         ("AZAI-501", "oai-demo"),
         ("AZAI-501", "ws-demo"),
+        # the generative-AI part: content filtering off, and a global deployment in the EU
+        ("AZAI-114", "oai-demo/chat-ptu"),
+        ("AZAI-305", "oai-demo-eu/chat"),
+        ("AZAI-106", "oai-demo-eu"),
+        ("AZAI-108", "oai-demo-eu"),
+        ("AZAI-109", "oai-demo-eu"),
+        ("AZAI-501", "oai-demo-eu"),
     }

@@ -34,18 +34,24 @@ def test_gate_exit_codes(tmp_path: Path) -> None:
     assert _json(cwd=tmp_path)[0] == 1  # one critical, default high
     assert _json("--fail-on", "critical", cwd=tmp_path)[0] == 1
     assert _json("--fail-on", "none", cwd=tmp_path)[0] == 0
-    assert _json("--ignore", "Security", cwd=tmp_path)[0] == 0  # only medium and low findings left
+    assert _json("--ignore", "Security", "--ignore", "AZAI-305", cwd=tmp_path)[0] == 0  # only medium and low left
     assert _json("--ignore", "Security", "--fail-on", "medium", cwd=tmp_path)[0] == 1
 
 
 def test_select_and_ignore_by_id_slug_and_pillar(tmp_path: Path) -> None:
     _, data = _json("--fail-on", "none", "--select", "Security", cwd=tmp_path)
-    security = {f"AZAI-1{n:02d}" for n in (1, 2, 4, 5, 6, 8, 9, 10, 11, 13)}
+    security = {f"AZAI-1{n:02d}" for n in (1, 2, 4, 5, 6, 8, 9, 10, 11, 13, 14)}
     assert {f["rule_id"] for f in data["findings"]} == security
     _, data = _json("--fail-on", "none", "--select", "AZAI-201", "--select", "cross-region", cwd=tmp_path)
     assert {f["rule_id"] for f in data["findings"]} == {"AZAI-201", "AZAI-301"}
     _, data = _json("--fail-on", "none", "--ignore", "cost optimization", cwd=tmp_path)
-    assert {f["rule_id"] for f in data["findings"]} == security | {"AZAI-301", "AZAI-402", "AZAI-403", "AZAI-501"}
+    assert {f["rule_id"] for f in data["findings"]} == security | {
+        "AZAI-301",
+        "AZAI-305",
+        "AZAI-402",
+        "AZAI-403",
+        "AZAI-501",
+    }
     scanned = [c for c in load_checks() if c.pillar != Pillar.COST and "drift" not in c.sources]
     assert data["summary"]["rules"] == len(scanned)  # drift rules run in azai drift only
     bad = run_cli("scan", "--ignore", "AZAI-9999", str(DEMO), cwd=tmp_path)
@@ -224,11 +230,11 @@ def test_several_formats_from_one_scan(tmp_path: Path) -> None:
     out = {fmt: tmp_path / f"r.{fmt}" for fmt in ("sarif", "markdown", "junit", "json")}
     args = [arg for fmt, path in out.items() for arg in ("--format", fmt, "--output", str(path))]
     done = run_cli("scan", *args, "--format", "text", "--fail-on", "none", str(DEMO), cwd=tmp_path)
-    assert done.returncode == 0 and "23 finding(s)" in done.stdout  # the text report went to stdout
+    assert done.returncode == 0 and "29 finding(s)" in done.stdout  # the text report went to stdout
     assert json.loads(out["sarif"].read_text())["version"] == "2.1.0"
-    assert out["markdown"].read_text().startswith("## azai: 23 finding(s)")
+    assert out["markdown"].read_text().startswith("## azai: 29 finding(s)")
     assert out["junit"].read_text().startswith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites')
-    assert json.loads(out["json"].read_text())["summary"]["findings"] == 23
+    assert json.loads(out["json"].read_text())["summary"]["findings"] == 29
     two_stdout = run_cli("scan", "--format", "json", "--format", "sarif", str(DEMO), cwd=tmp_path)
     assert two_stdout.returncode == 2 and "only one report can go to stdout" in two_stdout.stderr
 

@@ -321,9 +321,10 @@ def prices_refresh(regions: tuple[str, ...], output: str | None, endpoint: str) 
     from pathlib import Path
 
     from scanner.cli.prices import refresh
-    from scanner.model.pricing import cache_path
+    from scanner.model.pricing import PRICE_TABLE
+    from scanner.model.tables import cache_path
 
-    target = Path(output) if output else cache_path()
+    target = Path(output) if output else cache_path(PRICE_TABLE)
     count, missing = refresh(regions or ("eastus",), target, endpoint)
     click.echo(f"wrote {count} prices to {target}")
     if missing:
@@ -352,11 +353,12 @@ def models_refresh(subscription: str, region: str, output: str | None, arm_endpo
     from pathlib import Path
 
     from scanner.cli.models import refresh
-    from scanner.model.retirements import cache_path
+    from scanner.model.retirements import RETIREMENT_TABLE
+    from scanner.model.tables import cache_path
     from scanner.sources.live.sdk import require_live_sdk
 
     require_live_sdk("azai models refresh")
-    target = Path(output) if output else cache_path()
+    target = Path(output) if output else cache_path(RETIREMENT_TABLE)
     count = refresh(subscription, region, target, arm_endpoint)
     click.echo(f"wrote {count} model retirement rows to {target}")
 

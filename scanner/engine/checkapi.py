@@ -184,6 +184,9 @@ class Check:
     evaluate: CheckFunction = field(repr=False)
     doc: str = field(repr=False)
     options: Mapping[str, Any] = field(default_factory=dict)
+    # Options whose value is one of a few words: the only values the command line and the
+    # config file accept for them, so that a typo is an input error, not a rule turned off.
+    choices: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     sources: frozenset[str] = frozenset({"terraform", "arm", "whatif", "live"})
     module: str = ""
     # What the rule reads besides its own types: ARM types it looks up through the inventory,
@@ -219,6 +222,7 @@ def rule(
     remediation: Remediation,
     help_uri: str,
     options: Mapping[str, Any] | None = None,
+    choices: Mapping[str, Iterable[str]] | None = None,
     sources: Iterable[str] | None = None,
     peers: Iterable[PeerRule] = (),
     reads: Iterable[str] | None = None,
@@ -256,6 +260,7 @@ def rule(
             evaluate=function,
             doc=inspect.cleandoc(doc),
             options=dict(options or {}),
+            choices={key: tuple(values) for key, values in (choices or {}).items()},
             sources=frozenset(sources) if sources is not None else Check.sources,
             module=function.__module__,
             peers=tuple(peers),

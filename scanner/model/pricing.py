@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 from dataclasses import dataclass
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from scanner.errors import InputError
 from scanner.model.resources import normalize_location
+from scanner.model.tables import table_text
 from scanner.model.unknown import Unknown
 
 HOURS_PER_MONTH = 730.0
@@ -52,10 +51,7 @@ class Cost:
     currency: str = "USD"
 
 
-def cache_path() -> Path:
-    """Where ``azai prices refresh`` writes by default, and scans look first."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "azai" / "vm_prices.csv"
+PRICE_TABLE = "vm_prices.csv"
 
 
 def _bundled_ptu_prices() -> dict[tuple[str, str], Price]:
@@ -87,7 +83,7 @@ class PriceBook:
 
     @classmethod
     def parse(cls, text: str, origin: str) -> PriceBook:
-        reader = csv.DictReader(io.StringIO(text))
+        reader = csv.DictReader(io.StringIO(text), restval="")  # a short row reads as empty cells
         if reader.fieldnames is None or not set(PRICE_COLUMNS) <= set(reader.fieldnames):
             raise InputError(f"{origin}: not a price table (columns {', '.join(PRICE_COLUMNS)})")
         prices: dict[tuple[str, str], Price] = {}
@@ -102,14 +98,7 @@ class PriceBook:
     @classmethod
     def load(cls, path: str | None = None) -> PriceBook:
         """``path``, else the refreshed table in the user cache, else the bundled one."""
-        chosen = Path(path) if path else cache_path()
-        if path or chosen.is_file():
-            try:
-                return cls.parse(chosen.read_text(encoding="utf-8"), str(chosen))
-            except OSError as exc:
-                raise InputError(f"{chosen}: cannot read price table ({exc.strerror})") from None
-        bundled = resources.files("scanner").joinpath("data/vm_prices.csv").read_text(encoding="utf-8")
-        return cls.parse(bundled, "bundled price table")
+        return cls.parse(*table_text(PRICE_TABLE, "price table", path))
 
     def rows(self) -> list[dict[str, Any]]:
         return [

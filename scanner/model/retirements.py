@@ -18,12 +18,10 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
-import os
 from dataclasses import dataclass
-from importlib import resources
-from pathlib import Path
 
 from scanner.errors import InputError
+from scanner.model.tables import table_text
 
 RETIREMENT_COLUMNS = ["model", "version", "sku", "deprecation", "retirement", "source", "as_of"]
 
@@ -41,10 +39,7 @@ class Retirement:
     as_of: str
 
 
-def cache_path() -> Path:
-    """Where ``azai models refresh`` writes by default, and scans look first."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "azai" / "model_retirements.csv"
+RETIREMENT_TABLE = "model_retirements.csv"
 
 
 def _date(text: str, origin: str, what: str) -> dt.date:
@@ -64,7 +59,7 @@ class RetirementTable:
 
     @classmethod
     def parse(cls, text: str, origin: str) -> RetirementTable:
-        reader = csv.DictReader(io.StringIO(text))
+        reader = csv.DictReader(io.StringIO(text), restval="")  # a short row reads as empty cells
         if reader.fieldnames is None or not set(RETIREMENT_COLUMNS) <= set(reader.fieldnames):
             raise InputError(f"{origin}: not a model retirement table (columns {', '.join(RETIREMENT_COLUMNS)})")
         rows = []
@@ -86,14 +81,7 @@ class RetirementTable:
     @classmethod
     def load(cls, path: str | None = None) -> RetirementTable:
         """``path``, else the refreshed table in the user cache, else the bundled one."""
-        chosen = Path(path) if path else cache_path()
-        if path or chosen.is_file():
-            try:
-                return cls.parse(chosen.read_text(encoding="utf-8"), str(chosen))
-            except OSError as exc:
-                raise InputError(f"{chosen}: cannot read model retirement table ({exc.strerror})") from None
-        bundled = resources.files("scanner").joinpath("data/model_retirements.csv").read_text(encoding="utf-8")
-        return cls.parse(bundled, "bundled model retirement table")
+        return cls.parse(*table_text(RETIREMENT_TABLE, "model retirement table", path))
 
     def candidates(self, model: str, version: str) -> list[Retirement]:
         """The rows for ``model`` ``version``: those naming the version, else those for every version."""

@@ -18,6 +18,7 @@ from typing import Any
 from scanner.engine.checkapi import Check, Severity
 from scanner.engine.registry import find_check
 from scanner.errors import InputError
+from scanner.policy.options import checked_option
 
 CONFIG_NAME = "azai.toml"
 _TOP_KEYS = {"fail-on", "select", "ignore", "rules", "suppressions", "owner-tag"}
@@ -111,7 +112,10 @@ def parse_config(data: Mapping[str, Any], checks: list[Check], where: str) -> Co
             if name == "severity":
                 config.severities[check.id] = _severity(str(value), where, f"rules.{key}.severity")
             elif name in check.options:
-                config.options.setdefault(check.id, {})[name] = value
+                try:
+                    config.options.setdefault(check.id, {})[name] = checked_option(check, name, value)
+                except ValueError as exc:
+                    raise InputError(f"{where}: rules.{key}.{exc}") from None
             else:
                 declared = ", ".join(sorted(check.options)) or "none"
                 raise InputError(f"{where}: rules.{key}.{name} is not an option of {check.id} (options: {declared})")

@@ -36,6 +36,29 @@ def _typed_option(default: Any, value: str) -> Any:
     return value
 
 
+def checked_option(check: Check, key: str, value: Any) -> Any:
+    """An option value of the type the rule's default has (a list of names where the default is
+    a list), and one of its declared choices if it has any; ValueError names what it must be.
+    The command line and the config file both pass through here, so that neither can hand a
+    rule a value it would misread (a string iterated as letters, a typo that decides nothing)."""
+    default = check.options[key]
+    if isinstance(default, bool):
+        valid = isinstance(value, bool)
+    elif isinstance(default, (int, float)):
+        valid = isinstance(value, (int, float)) and not isinstance(value, bool)
+    elif isinstance(default, (list, tuple)):
+        valid = isinstance(value, list) and all(isinstance(item, str) for item in value)
+    else:
+        valid = isinstance(value, type(default))
+    if not valid:
+        kind = "list of names" if isinstance(default, (list, tuple)) else type(default).__name__
+        raise ValueError(f"{key} must be a {kind}")
+    allowed = check.choices.get(key)
+    if allowed and str(value).strip().lower() not in {c.lower() for c in allowed}:
+        raise ValueError(f"{key} must be one of {', '.join(allowed)}")
+    return value
+
+
 def parse_rule_options(given: Sequence[str], checks: list[Check]) -> dict[str, dict[str, Any]]:
     """``RULE:KEY=VALUE`` settings, checked against the options each rule declares.
 
@@ -57,5 +80,9 @@ def parse_rule_options(given: Sequence[str], checks: list[Check]) -> dict[str, d
         except ValueError:
             kind = type(check.options[key]).__name__
             raise InputError(f"--rule-option {text!r}: {key} must be a {kind}") from None
+        try:
+            checked_option(check, key, typed)
+        except ValueError as exc:
+            raise InputError(f"--rule-option {text!r}: {exc}") from None
         options.setdefault(check.id, {})[key] = typed
     return options

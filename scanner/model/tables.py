@@ -1,0 +1,31 @@
+"""Bundled data tables that a refresh command can replace in the user's cache (prices, model
+retirement dates): where the refreshed copy lives, and which copy a scan reads."""
+
+from __future__ import annotations
+
+import os
+from importlib import resources
+from pathlib import Path
+
+from scanner.errors import InputError
+
+
+def cache_path(file_name: str) -> Path:
+    """Where a refresh command writes ``file_name`` by default, and where scans look first."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "azai" / file_name
+
+
+def table_text(file_name: str, what: str, path: str | None = None) -> tuple[str, str]:
+    """The text of ``path``, else of the refreshed table in the user cache, else of the bundled
+    one, with where it came from. A copy that cannot be read is one line, never a traceback."""
+    chosen = Path(path) if path else cache_path(file_name)
+    if path or chosen.is_file():
+        try:
+            return chosen.read_text(encoding="utf-8"), str(chosen)
+        except OSError as exc:
+            raise InputError(f"{chosen}: cannot read {what} ({exc.strerror})") from None
+        except UnicodeDecodeError:
+            raise InputError(f"{chosen}: {what} is not UTF-8 text") from None
+    bundled = resources.files("scanner").joinpath(f"data/{file_name}").read_text(encoding="utf-8")
+    return bundled, f"bundled {what}"
