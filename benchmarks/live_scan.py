@@ -30,6 +30,8 @@ from scanner.engine.registry import every_live_read, live_needs, load_checks  # 
 from scanner.model import azure_types as T  # noqa: E402
 from scanner.model.needs import LiveNeeds, LiveRead  # noqa: E402
 from scanner.sources.live.collect import (  # noqa: E402
+    ACCOUNT_CHILDREN,
+    CHILDREN_BY_KIND,
     GRAPH_TYPES,
     LISTED_UNDER,
     PAGE_SIZE,
@@ -66,9 +68,29 @@ def _graph_pages(subscriptions: list[str], rows: list[dict[str, Any]]) -> int:
 
 def _list_requests(estate: Estate, collected: frozenset[str]) -> int:
     """One list per parent and child type read (workspaces: computes, online and serverless
-    endpoints; endpoints: deployments; clusters: agent pools; Container Apps: auth configs)."""
+    endpoints, connections; endpoints: deployments; clusters: agent pools; Container Apps: auth
+    configs; AI services accounts: the children their kind holds, content filters only where a
+    deployment names a custom one)."""
     listed = [LISTED_UNDER[t] for t in collected if t in LISTED_UNDER]
-    return sum(listed.count(r["type"].lower()) for r in estate.resources)
+    account = T.COGNITIVE_ACCOUNT.lower()
+    total = sum(listed.count(r["type"].lower()) for r in estate.resources if r["type"].lower() != account)
+    child_type = {child: kind.lower() for child, kind in ACCOUNT_CHILDREN}
+    for r in estate.resources:
+        if r["type"].lower() != account:
+            continue
+        kind = r.get("kind")
+        held = CHILDREN_BY_KIND.get(kind.lower(), frozenset()) if isinstance(kind, str) else frozenset(child_type)
+        wanted = {child for child in held if child_type[child] in collected}
+        if "raiPolicies" in wanted and "deployments" in wanted and not _names_custom_filter(estate, r["id"]):
+            wanted.discard("raiPolicies")
+        total += len(wanted)
+    return total
+
+
+def _names_custom_filter(estate: Estate, account_id: str) -> bool:
+    deployments = estate.children.get((account_id.lower(), "deployments"), [])
+    names = [(d.get("properties") or {}).get("raiPolicyName") for d in deployments]
+    return any(isinstance(n, str) and n and not n.lower().startswith("microsoft.") for n in names)
 
 
 def _read_requests(estate: Estate, rows: list[dict[str, Any]], needs: LiveNeeds) -> int:

@@ -213,7 +213,9 @@ def content_filter(resource: Resource, ctx: CheckContext) -> Iterator[Violation]
     blocking, in mode `Default` or `Blocking`. A category a custom filter does not list inherits
     its `basePolicyName` (`Microsoft.Default` or `Microsoft.DefaultV2`, filtering at `Medium`), so
     it passes. Filters named `Microsoft.*` are Microsoft's own (a live account lists them): the
-    deployments that use them are judged instead.
+    deployments that use them are judged instead. A live scan reads an account's custom filters
+    only when one of its deployments names one: a filter no deployment uses filters nothing, and
+    the read would cost a request for every account.
 
     ## Undetermined when
 

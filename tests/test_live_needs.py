@@ -276,3 +276,14 @@ def test_kinds_narrow_reads_whatever_their_case() -> None:
     needs = live_needs([mixed])
     assert needs.wants(LiveRead.DIAGNOSTIC_SETTINGS, T.COGNITIVE_ACCOUNT, "openai")
     assert not needs.wants(LiveRead.DIAGNOSTIC_SETTINGS, T.COGNITIVE_ACCOUNT, "SpeechServices")
+
+
+def test_content_filters_are_listed_only_for_accounts_whose_deployments_name_one(serve) -> None:  # type: ignore[no-untyped-def]
+    """The demo's deployments name Microsoft.Nil and Microsoft.DefaultV2, built-in policies: its
+    accounts' content filters are not listed. AZAI-114's estate names custom ones: they are."""
+    demo = serve(Estate.load(demo_estate_path()))
+    _, paths = collect(demo, live_needs(CHECKS))
+    assert [p for p in paths if p.endswith("/deployments")] and not [p for p in paths if p.endswith("/raipolicies")]
+    filters = serve(estate_from_whatif(FIXTURES / "rules" / "AZAI-114" / "whatif.json"))
+    _, paths = collect(filters, live_needs(CHECKS))
+    assert [p for p in paths if p.endswith("/raipolicies")]

@@ -411,15 +411,19 @@ class Collector:
         kind = account.get("kind")
         held = CHILDREN_BY_KIND.get(kind.lower(), frozenset()) if isinstance(kind, str) else None
         out: list[dict[str, Any]] = []
+        deployments: list[dict[str, Any]] | None = None
         for child, child_type in ACCOUNT_CHILDREN:
             if child_type.lower() not in self.collected or (held is not None and child not in held):
                 continue
+            if child == "raiPolicies" and deployments is not None and not _names_custom_filter(deployments):
+                continue  # a content filter no deployment uses filters nothing: not worth a request
             found = self._list_raw(subscription, f"{account['id']}/{child}", COGNITIVE_API) or []
             out += found
             if child == "projects" and T.PROJECT_CONNECTION.lower() in self.collected:
                 for project in found:
                     out += self._list_raw(subscription, f"{project['id']}/connections", COGNITIVE_API) or []
             if child == "deployments":
+                deployments = found
                 self._account_models(account, found)
         return out
 
@@ -566,6 +570,16 @@ def collect_live(
     progress.done()
     coverage = sorted(collector.coverage + collector.time_limit_gap(), key=lambda g: g.scope.lower())
     return LiveInventory(resources, subscriptions, coverage, factory.requests, sizes, utilization)
+
+
+def _names_custom_filter(deployments: list[dict[str, Any]]) -> bool:
+    """Whether a deployment names a content filter of its account's own (not a built-in
+    ``Microsoft.*`` policy), the only case where the account's content filters are read."""
+    for body in deployments:
+        name = (body.get("properties") or {}).get("raiPolicyName")
+        if isinstance(name, str) and name and not name.lower().startswith("microsoft."):
+            return True
+    return False
 
 
 def environment_reference(body: dict[str, Any]) -> str | None:
