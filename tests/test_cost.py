@@ -136,7 +136,8 @@ def test_a_region_with_some_gpu_rows_prices_those_and_leaves_the_rest_unknown(tm
 def test_price_table_builder_parses_the_public_copy_and_keeps_sourced_rows() -> None:
     """The builder turns the Karpenter price file into rows; rows already in the table win, and
     only GPU sizes of the size table are taken (an FPGA size and a CPU size are not)."""
-    from scanner.model.price_sources import KARPENTER_SOURCE, gpu_sizes, merge, parse_karpenter, render
+    from scanner.model.price_sources import KARPENTER_SOURCE, gpu_sizes, merge, parse_karpenter
+    from scanner.model.pricing import render_prices as render
 
     text = """// generated at 2023-12-18T14:34:50Z
 \tinitialOnDemandPrices["westeurope"] = map[string]float64{
@@ -161,7 +162,7 @@ def test_price_table_builder_parses_the_public_copy_and_keeps_sourced_rows() -> 
 def test_bundled_table_is_what_the_builder_writes() -> None:
     """The committed CSV is the builder's output (sorted, sizes spelled as the size table), so a
     rebuild from the cited file shows only real price changes in its diff."""
-    from scanner.model.price_sources import render
+    from scanner.model.pricing import render_prices as render
 
     text = (ROOT / "scanner" / "data" / "vm_prices.csv").read_text(encoding="utf-8")
     assert render(PriceBook.parse(text, "bundled").prices) == text

@@ -9,16 +9,14 @@ only after every region was fetched, so a failed refresh leaves the old table as
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import io
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from scanner.errors import InputError
 from scanner.model import vmsizes
-from scanner.model.pricing import PRICE_COLUMNS, Price, PriceBook
+from scanner.model.pricing import Price, PriceBook, render_prices
 from scanner.model.resources import normalize_location
 from scanner.output import write_atomic
 
@@ -98,19 +96,5 @@ def refresh(regions: Iterable[str], output: Path, endpoint: str = RETAIL_ENDPOIN
         for size, price in prices.items():
             rows[(size, region)] = price
         missing += [f"{s} ({region})" for s in sorted(sizes - set(prices))]
-    names = {name.lower(): name for name in vmsizes.names()}
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=PRICE_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    for (size, region), price in sorted(rows.items()):
-        writer.writerow(
-            {
-                "size": names.get(size, size),
-                "region": region,
-                "usd_per_hour": f"{price.usd_per_hour:g}",
-                "source": price.source,
-                "as_of": price.as_of,
-            }
-        )
-    write_atomic(str(output), buffer.getvalue().encode("utf-8"))
+    write_atomic(str(output), render_prices(rows).encode("utf-8"))
     return len(rows), missing

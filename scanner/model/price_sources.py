@@ -18,15 +18,13 @@ replace a figure someone sourced on purpose. Only sizes of the N-series that
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from scanner.model import vmsizes
-from scanner.model.pricing import PRICE_COLUMNS, Price, PriceBook
+from scanner.model.pricing import Price, PriceBook, render_prices
 from scanner.model.resources import normalize_location
 
 KARPENTER_REPO = "Azure/karpenter-provider-azure"
@@ -84,25 +82,6 @@ def merge(
     return rows
 
 
-def render(rows: Mapping[tuple[str, str], Price]) -> str:
-    """The CSV text of a price table, sorted by size then region, sizes spelled as the size table."""
-    names = {name.lower(): name for name in vmsizes.names()}
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=PRICE_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    for (size, region), price in sorted(rows.items()):
-        writer.writerow(
-            {
-                "size": names.get(size, size),
-                "region": region,
-                "usd_per_hour": f"{price.usd_per_hour:g}",
-                "source": price.source,
-                "as_of": price.as_of,
-            }
-        )
-    return buffer.getvalue()
-
-
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print(f"usage: python -m scanner.model.price_sources PATH/TO/{Path(KARPENTER_PATH).name}", file=sys.stderr)
@@ -118,7 +97,7 @@ def main(argv: list[str]) -> int:
     target = Path(__file__).resolve().parent.parent / "data" / "vm_prices.csv"
     current = PriceBook.parse(target.read_text(encoding="utf-8"), str(target)).prices
     rows = merge(current, fetched, gpu_sizes(), KARPENTER_SOURCE, KARPENTER_GENERATED_AT)
-    target.write_text(render(rows), encoding="utf-8")
+    target.write_text(render_prices(rows), encoding="utf-8")
     print(f"{target}: {len(rows)} rows ({len(rows) - len(current)} added)")
     return 0
 

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
 from scanner.errors import InputError
+from scanner.model import vmsizes
 from scanner.model.resources import normalize_location
 from scanner.model.tables import table_text
 from scanner.model.unknown import Unknown
@@ -161,3 +163,22 @@ class PriceBook:
         monthly = round(ptus * hours * price.usd_per_hour, 2)
         basis = f"{what}: {ptus:g} PTU x {hours:g} h/month x ${price.usd_per_hour:g}/PTU-h ({sku}, {key[1]})"
         return Cost(monthly, basis, notes, confidence, price)
+
+
+def render_prices(rows: Mapping[tuple[str, str], Price]) -> str:
+    """The CSV text of a price table, sorted by size then region, sizes spelled as the size table."""
+    names = {name.lower(): name for name in vmsizes.names()}
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=PRICE_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for (size, region), price in sorted(rows.items()):
+        writer.writerow(
+            {
+                "size": names.get(size, size),
+                "region": region,
+                "usd_per_hour": f"{price.usd_per_hour:g}",
+                "source": price.source,
+                "as_of": price.as_of,
+            }
+        )
+    return buffer.getvalue()
