@@ -145,7 +145,7 @@ def test_rules_by_pillar_as_markdown_and_as_compliance_data() -> None:
     selected = cli_json("--select", "performance", DEMO_PLAN)["findings"]
     assert selected and {f["pillar"] for f in selected} == {"Performance Efficiency"}
     data = json.loads(run_cli("rules", "--format", "json").stdout)
-    assert data["azai_compliance"] == 2
+    assert data["azai_compliance"] == 3
     assert data["rules"]["AZAI-201"]["peers"][0] == {
         "tool": "Checkov",
         "id": "CKV_AZURE_150",
@@ -158,6 +158,9 @@ def test_rules_by_pillar_as_markdown_and_as_compliance_data() -> None:
     assert data["by_peer"]["Azure Policy"]["71ef260a-8f18-47b7-abcb-62d0673d94dc"] == ["AZAI-101"]
     assert data["by_peer"]["Checkov"]["CKV_AZURE_141"] == ["AZAI-113"]
     assert data["by_peer"]["PSRule"]["Azure.ML.ComputeVnet"] == ["AZAI-104"]
+    # A regulatory-compliance initiative's control maps to the rules that cover one of its policies.
+    eu_ai_act = data["initiatives"]["1308bccf-446a-4283-a4e0-0c983fe7a572"]
+    assert eu_ai_act["controls"]["EU_AI_Act_2024_1689_12.1"]["azai_rules"] == ["AZAI-501"]
     assert json.loads((ROOT / "docs" / "rules" / "compliance.json").read_text()) == data
     bad = run_cli("rules", "--pillar", "Sustainability")
     assert bad.returncode == 2 and "no rules in pillar" in bad.stderr

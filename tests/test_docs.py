@@ -5,10 +5,19 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from checks._common import AZURE_POLICY
 from reports.json_report import SCHEMA_VERSION
 from scanner import RULE_PAGES
 from scanner.engine.registry import load_checks
-from scanner.engine.ruledocs import README_END, README_START, generate, readme_with_rules
+from scanner.engine.ruledocs import (
+    AZURE_POLICY_TOOL,
+    README_END,
+    README_START,
+    bundled_initiatives,
+    generate,
+    initiatives_mapping,
+    readme_with_rules,
+)
 from tests.conftest import FIXTURES, ROOT, cli_json, run_cli
 
 
@@ -151,3 +160,35 @@ def test_declared_peer_rules_are_well_formed() -> None:
             assert peer.title, f"{check.id}: {peer} needs a title"
             if peer.tool in shapes:
                 assert re.fullmatch(shapes[peer.tool], peer.id), f"{check.id}: {peer.tool} id {peer.id!r}"
+
+
+def test_initiative_controls_map_only_to_rules_that_declare_their_policies() -> None:
+    """An initiative control names an azai rule only when that rule declares one of the control's
+    policy definitions as an Azure Policy peer, and names every such rule; each initiative says
+    where it was transcribed from (a pinned commit of Azure/azure-policy) and when."""
+    assert AZURE_POLICY_TOOL == AZURE_POLICY
+    checks = load_checks()
+    declared = {c.id: {p.id.lower() for p in c.peers if p.tool == AZURE_POLICY} for c in checks}
+    bundled = bundled_initiatives()
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", bundled["as_of"])
+    mapping = initiatives_mapping(checks)
+    assert sorted(mapping) == sorted(bundled["initiatives"]) and mapping
+    guid = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+    mapped_rules = 0
+    for initiative_id, initiative in mapping.items():
+        assert guid.fullmatch(initiative_id) and initiative["name"] and initiative["as_of"] == bundled["as_of"]
+        assert re.fullmatch(
+            r"https://github\.com/Azure/azure-policy/blob/[0-9a-f]{40}/built-in-policies/"
+            r"policySetDefinitions/Regulatory%20Compliance/[^/]+\.json",
+            initiative["source"],
+        ), initiative["source"]
+        assert initiative["controls"]
+        for control_id, control in initiative["controls"].items():
+            policies = {p.lower() for p in control["policies"]}
+            assert all(guid.fullmatch(p) for p in policies), control_id
+            for rule in control["azai_rules"]:
+                assert declared[rule] & policies, (initiative_id, control_id, rule)
+            covering = sorted(rule for rule, peers in declared.items() if peers & policies)
+            assert control["azai_rules"] == covering, (initiative_id, control_id)
+            mapped_rules += len(control["azai_rules"])
+    assert mapped_rules  # the mapping is not vacuous

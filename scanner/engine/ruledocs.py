@@ -12,11 +12,14 @@ import dataclasses
 import json
 import textwrap
 from collections.abc import Iterable
+from importlib import resources
+from typing import Any
 
 from scanner import RULE_PAGES
 from scanner.engine.checkapi import Check, PeerRule, Pillar
 
-COMPLIANCE_VERSION = 2
+COMPLIANCE_VERSION = 3
+AZURE_POLICY_TOOL = "Azure Policy"  # the peer tool whose rule ids are policy definition GUIDs
 README_START = "<!-- rules:start -->"
 README_END = "<!-- rules:end -->"
 IAC_SOURCES = frozenset({"terraform", "arm", "whatif"})
@@ -110,7 +113,8 @@ def index_markdown(checks: list[Check]) -> str:
 
 def compliance_json(checks: list[Check]) -> str:
     """The compliance mapping as data: each rule's pillar and principle, the peer rules it covers,
-    and the reverse index a team reads to find the azai rule for a policy it already runs."""
+    the reverse index a team reads to find the azai rule for a policy it already runs, and the
+    regulatory-compliance initiatives' controls with the azai rules that cover their policies."""
     rules = {
         c.id: {
             "slug": c.slug,
@@ -128,8 +132,46 @@ def compliance_json(checks: list[Check]) -> str:
         for peer in check.peers:
             by_peer.setdefault(peer.tool, {}).setdefault(peer.id, []).append(check.id)
     ordered = {tool: dict(sorted(ids.items())) for tool, ids in sorted(by_peer.items())}
-    document = {"azai_compliance": COMPLIANCE_VERSION, "rules": rules, "by_peer": ordered}
+    document = {
+        "azai_compliance": COMPLIANCE_VERSION,
+        "rules": rules,
+        "by_peer": ordered,
+        "initiatives": initiatives_mapping(checks),
+    }
     return json.dumps(document, indent=2) + "\n"
+
+
+def bundled_initiatives() -> dict[str, Any]:
+    """The Azure Policy regulatory-compliance initiatives bundled in ``data/initiatives.json``:
+    per initiative its name, version and source, and per control the policy definition GUIDs it
+    groups, as transcribed from the initiative's definition."""
+    text = resources.files("scanner").joinpath("data/initiatives.json").read_text(encoding="utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+def initiatives_mapping(checks: list[Check]) -> dict[str, Any]:
+    """Each bundled initiative with, per control, the azai rules that declare one of the control's
+    policy definitions as an Azure Policy peer rule: a mapping derived from the declarations, so a
+    control no rule's peer is in maps to no rule."""
+    data = bundled_initiatives()
+    covering: dict[str, set[str]] = {}
+    for check in checks:
+        for peer in check.peers:
+            if peer.tool == AZURE_POLICY_TOOL:
+                covering.setdefault(peer.id.lower(), set()).add(check.id)
+    mapped: dict[str, Any] = {}
+    for guid, initiative in sorted(data["initiatives"].items()):
+        controls = {
+            control_id: {
+                "policies": control["policies"],
+                "azai_rules": sorted({r for p in control["policies"] for r in covering.get(p.lower(), ())}),
+            }
+            for control_id, control in initiative["controls"].items()
+        }
+        entry = {key: value for key, value in initiative.items() if key != "controls"}
+        mapped[guid] = {**entry, "as_of": data["as_of"], "controls": controls}
+    return mapped
 
 
 def peers_markdown(checks: list[Check]) -> str:
