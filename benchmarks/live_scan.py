@@ -39,6 +39,7 @@ from scanner.sources.live.collect import (  # noqa: E402
     collected_types,
     environment_reference,
     graph_types,
+    names_custom_filter,
 )
 
 
@@ -81,16 +82,11 @@ def _list_requests(estate: Estate, collected: frozenset[str]) -> int:
         kind = r.get("kind")
         held = CHILDREN_BY_KIND.get(kind.lower(), frozenset()) if isinstance(kind, str) else frozenset(child_type)
         wanted = {child for child in held if child_type[child] in collected}
-        if "raiPolicies" in wanted and "deployments" in wanted and not _names_custom_filter(estate, r["id"]):
+        deployments = estate.children.get((r["id"].lower(), "deployments"), [])
+        if "raiPolicies" in wanted and "deployments" in wanted and not names_custom_filter(deployments):
             wanted.discard("raiPolicies")
         total += len(wanted)
     return total
-
-
-def _names_custom_filter(estate: Estate, account_id: str) -> bool:
-    deployments = estate.children.get((account_id.lower(), "deployments"), [])
-    names = [(d.get("properties") or {}).get("raiPolicyName") for d in deployments]
-    return any(isinstance(n, str) and n and not n.lower().startswith("microsoft.") for n in names)
 
 
 def _read_requests(estate: Estate, rows: list[dict[str, Any]], needs: LiveNeeds) -> int:

@@ -415,7 +415,7 @@ def _users(policy: Resource, ctx: CheckContext) -> str:
 
 
 def _microsoft_owned(policy: Resource) -> bool:
-    return _short(policy).lower().startswith("microsoft.")
+    return T.builtin_content_filter(_short(policy))
 
 
 def _label(resource: Resource, kind: str) -> str:

@@ -42,6 +42,14 @@ SEARCH_SERVICE = "Microsoft.Search/searchServices"
 # Cognitive Services account kinds that serve Azure OpenAI models.
 OPENAI_KINDS = ("OpenAI", "AIServices")
 
+
+def builtin_content_filter(name: object) -> bool:
+    """Whether a content filter (``raiPolicyName``) is one of Microsoft's own, which every
+    account lists (``Microsoft.Default``, ``Microsoft.DefaultV2``, ``Microsoft.Nil``), rather
+    than one the account's owner wrote."""
+    return isinstance(name, str) and name.lower().startswith("microsoft.")
+
+
 _CANONICAL = {
     t.lower(): t
     for t in (

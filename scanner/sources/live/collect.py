@@ -415,7 +415,7 @@ class Collector:
         for child, child_type in ACCOUNT_CHILDREN:
             if child_type.lower() not in self.collected or (held is not None and child not in held):
                 continue
-            if child == "raiPolicies" and deployments is not None and not _names_custom_filter(deployments):
+            if child == "raiPolicies" and deployments is not None and not names_custom_filter(deployments):
                 continue  # a content filter no deployment uses filters nothing: not worth a request
             found = self._list_raw(subscription, f"{account['id']}/{child}", COGNITIVE_API) or []
             out += found
@@ -572,14 +572,11 @@ def collect_live(
     return LiveInventory(resources, subscriptions, coverage, factory.requests, sizes, utilization)
 
 
-def _names_custom_filter(deployments: list[dict[str, Any]]) -> bool:
-    """Whether a deployment names a content filter of its account's own (not a built-in
-    ``Microsoft.*`` policy), the only case where the account's content filters are read."""
-    for body in deployments:
-        name = (body.get("properties") or {}).get("raiPolicyName")
-        if isinstance(name, str) and name and not name.lower().startswith("microsoft."):
-            return True
-    return False
+def names_custom_filter(deployments: list[dict[str, Any]]) -> bool:
+    """Whether a deployment names a content filter of its account's own (not one of
+    Microsoft's), the only case where the account's content filters are read."""
+    names = [(body.get("properties") or {}).get("raiPolicyName") for body in deployments]
+    return any(isinstance(name, str) and name and not T.builtin_content_filter(name) for name in names)
 
 
 def environment_reference(body: dict[str, Any]) -> str | None:

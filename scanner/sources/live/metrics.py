@@ -66,6 +66,19 @@ class LiveUtilization:
         return self.deployments.get(resource.id.lower())
 
 
+def _query(
+    timespan: str, metrics: str, aggregation: str, namespace: str | None = None, split_by: str | None = None
+) -> dict[str, str]:
+    """The parameters of one metrics request over the window, hourly: ``split_by`` asks for one
+    series per value of that dimension, every one of them (``top``) rather than the API's 10."""
+    params = {"metricnames": metrics, "aggregation": aggregation, "interval": "PT1H", "timespan": timespan}
+    if namespace:
+        params["metricnamespace"] = namespace
+    if split_by:
+        params |= {"$filter": f"{split_by} eq '*'", "top": METRICS_TOP}
+    return params | {"api-version": METRICS_API}
+
+
 def _timespan(now: dt.datetime) -> str:
     start = now - dt.timedelta(days=LOOKBACK_DAYS)
     return f"{start.strftime('%Y-%m-%dT%H:00:00Z')}/{now.strftime('%Y-%m-%dT%H:00:00Z')}"
@@ -132,16 +145,7 @@ def collect_utilization(
         """Read ``metric`` split by ``dimension``; the computes it has no samples for."""
         payload = fetch(
             f"{workspace_id}/providers/Microsoft.Insights/metrics",
-            {
-                "metricnames": metric,
-                "aggregation": "Average",
-                "interval": "PT1H",
-                "timespan": timespan,
-                "metricnamespace": ML_NAMESPACE,
-                "$filter": f"{dimension} eq '*'",
-                "top": METRICS_TOP,
-                "api-version": METRICS_API,
-            },
+            _query(timespan, metric, "Average", ML_NAMESPACE, dimension),
             metric_series,
         )
         series = payload or {}
@@ -161,16 +165,13 @@ def collect_utilization(
         fields = {m.lower(): "average" for m in PTU_METRICS} | {m.lower(): "total" for m in REQUEST_METRICS}
         payload = fetch(
             f"{account_id}/providers/Microsoft.Insights/metrics",
-            {
-                "metricnames": ",".join((*PTU_METRICS, *REQUEST_METRICS)),
-                "aggregation": "Average,Total",
-                "interval": "PT1H",
-                "timespan": timespan,
-                "metricnamespace": ACCOUNT_NAMESPACE,
-                "$filter": "ModelDeploymentName eq '*'",
-                "top": METRICS_TOP,
-                "api-version": METRICS_API,
-            },
+            _query(
+                timespan,
+                ",".join((*PTU_METRICS, *REQUEST_METRICS)),
+                "Average,Total",
+                ACCOUNT_NAMESPACE,
+                "ModelDeploymentName",
+            ),
             functools.partial(metric_series_by_name, fields=fields),
         )
         if payload is None:  # not read: a coverage gap, and the deployments stay undetermined
@@ -194,13 +195,7 @@ def collect_utilization(
     def machine(resource: Resource) -> None:
         payload = fetch(
             f"{resource.id}/providers/Microsoft.Insights/metrics",
-            {
-                "metricnames": CPU_METRIC,
-                "aggregation": "Average",
-                "interval": "PT1H",
-                "timespan": timespan,
-                "api-version": METRICS_API,
-            },
+            _query(timespan, CPU_METRIC, "Average"),
             metric_series,
         )
         samples = (payload or {}).get("")
