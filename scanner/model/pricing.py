@@ -24,7 +24,6 @@ from scanner.errors import InputError
 from scanner.model import vmsizes
 from scanner.model.resources import normalize_location
 from scanner.model.tables import table_text
-from scanner.model.unknown import Unknown
 
 HOURS_PER_MONTH = 730.0
 PRICE_COLUMNS = ["size", "region", "usd_per_hour", "source", "as_of"]
@@ -119,25 +118,20 @@ class PriceBook:
         confidence: str = "high",
     ) -> Cost:
         """``units`` x ``hours`` a month x the price of ``size`` in ``region``."""
-        notes = (*assumptions, BASIS)
-        if (
-            isinstance(size, Unknown)
-            or isinstance(region, Unknown)
-            or not isinstance(size, str)
-            or not isinstance(region, str)
-        ):
-            reason = "the VM size or region is not known before deploy"
-            return Cost(None, what, notes, confidence, unknown_reason=reason)
-        key = (size.lower(), normalize_location(region))
-        price = self.prices.get(key)
-        if price is None:
-            reason = (
-                f"no price for {size} in {key[1]} in the {self.origin} (run: azai prices refresh --region {key[1]})"
-            )
-            return Cost(None, what, notes, confidence, unknown_reason=reason)
-        monthly = round(units * hours * price.usd_per_hour, 2)
-        basis = f"{what}: {units:g} x {hours:g} h/month x ${price.usd_per_hour:g}/h ({size}, {key[1]})"
-        return Cost(monthly, basis, notes, confidence, price)
+        return self._priced(
+            self.prices,
+            size,
+            region,
+            units,
+            hours,
+            what,
+            (*assumptions, BASIS),
+            confidence,
+            unknown="the VM size or region is not known before deploy",
+            missing="no price for {item} in {region} in the {origin} (run: azai prices refresh --region {region})",
+            units_label="",
+            per="h",
+        )
 
     def estimate_ptu(
         self,
@@ -152,16 +146,50 @@ class PriceBook:
         """``ptus`` x ``hours`` a month x the hourly price of one PTU of deployment ``sku``
         (``GlobalProvisionedManaged`` and the like) in ``region``; unknown, with the reason, for a
         SKU or region the bundled PTU table lacks."""
-        notes = (*assumptions, PTU_BASIS)
-        if not isinstance(sku, str) or not isinstance(region, str):
-            return Cost(None, what, notes, confidence, unknown_reason="the deployment SKU or region is not known")
-        key = (sku.lower(), normalize_location(region))
-        price = self.ptu.get(key)
+        return self._priced(
+            self.ptu,
+            sku,
+            region,
+            ptus,
+            hours,
+            what,
+            (*assumptions, PTU_BASIS),
+            confidence,
+            unknown="the deployment SKU or region is not known",
+            missing="no PTU price for {item} in {region} in the bundled PTU price table",
+            units_label=" PTU",
+            per="PTU-h",
+        )
+
+    def _priced(
+        self,
+        table: Mapping[tuple[str, str], Price],
+        item: Any,
+        region: Any,
+        units: float,
+        hours: float,
+        what: str,
+        notes: tuple[str, ...],
+        confidence: str,
+        *,
+        unknown: str,
+        missing: str,
+        units_label: str,
+        per: str,
+    ) -> Cost:
+        """A monthly cost from one of the hourly price tables: ``units`` x ``hours`` x the price
+        of ``item`` (a VM size, a PTU's deployment SKU) in ``region``. A size, SKU or region that
+        is not a known string is ``unknown``; a pair the table lacks is ``missing`` (a format
+        with ``{item}``, ``{region}`` and ``{origin}``): never $0."""
+        if not isinstance(item, str) or not isinstance(region, str):
+            return Cost(None, what, notes, confidence, unknown_reason=unknown)
+        key = (item.lower(), normalize_location(region))
+        price = table.get(key)
         if price is None:
-            reason = f"no PTU price for {sku} in {key[1]} in the bundled PTU price table"
+            reason = missing.format(item=item, region=key[1], origin=self.origin)
             return Cost(None, what, notes, confidence, unknown_reason=reason)
-        monthly = round(ptus * hours * price.usd_per_hour, 2)
-        basis = f"{what}: {ptus:g} PTU x {hours:g} h/month x ${price.usd_per_hour:g}/PTU-h ({sku}, {key[1]})"
+        monthly = round(units * hours * price.usd_per_hour, 2)
+        basis = f"{what}: {units:g}{units_label} x {hours:g} h/month x ${price.usd_per_hour:g}/{per} ({item}, {key[1]})"
         return Cost(monthly, basis, notes, confidence, price)
 
 
