@@ -31,27 +31,17 @@ MODELS_API = "2025-06-01"
 def location_models(subscription: str, region: str, arm_endpoint: str | None, cloud: str = "AzureCloud") -> list[Any]:
     """Every entry of Models - List for ``region``, through the live pipeline; a failure is one line."""
     from azure.core.exceptions import AzureError
-    from azure.core.rest import HttpRequest
 
     from scanner.sources.live import shapes
-    from scanner.sources.live.boundary import BoundaryError, PageTrail
+    from scanner.sources.live.boundary import BoundaryError
     from scanner.sources.live.clients import ClientFactory
+    from scanner.sources.live.collect import arm_collection
 
     factory = ClientFactory(cloud, arm_endpoint)
     url = f"/subscriptions/{subscription}/providers/Microsoft.CognitiveServices/locations/{region}/models"
     try:
         client = factory.resources(subscription)
-        trail = PageTrail(factory.boundary.limits)
-        request = HttpRequest("GET", url, params={"api-version": MODELS_API})
-        items: list[Any] = []
-        while True:
-            response = client.send_request(request)
-            response.raise_for_status()
-            page, link = shapes.arm_page(shapes.json_body(response), shapes.location_model)
-            items.extend(page)
-            if not link:
-                return items
-            request = HttpRequest("GET", trail.follow(link))
+        return arm_collection(client, url, MODELS_API, factory.boundary.limits, shapes.location_model)
     except (AzureError, BoundaryError) as exc:
         reason = factory.boundary.redactor.text(str(getattr(exc, "message", None) or exc).splitlines()[0])
         raise InputError(f"models refresh: {region}: {reason}: the old table was kept") from None

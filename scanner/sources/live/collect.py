@@ -43,7 +43,7 @@ from scanner.model.resources import CoverageGap, Origin, Resource, parse_resourc
 from scanner.model.unknown import Unknown
 from scanner.model.vmsizes import SizeCatalog
 from scanner.sources.live import shapes
-from scanner.sources.live.boundary import BoundaryError, PageTrail, ScanTimeout, every_item
+from scanner.sources.live.boundary import BoundaryError, Limits, PageTrail, ScanTimeout, every_item
 from scanner.sources.live.clients import ClientFactory
 from scanner.sources.live.metrics import LiveUtilization, collect_utilization
 
@@ -530,23 +530,8 @@ class Collector:
         """An ARM collection through the SDK pipeline, following ``nextLink`` (held to a
         `PageTrail`; the origin policy refuses one off the endpoint); None (and a coverage gap)
         when it could not be read. ``item`` checks each entry (by default: an ARM resource)."""
-        from azure.core.rest import HttpRequest
-
         client = self.factory.resources(subscription)
-
-        def fetch() -> list[dict[str, Any]]:
-            items: list[dict[str, Any]] = []
-            trail = PageTrail(self.boundary.limits)
-            request = HttpRequest("GET", url, params={"api-version": api_version})
-            while True:
-                response = client.send_request(request)
-                response.raise_for_status()
-                page, link = shapes.arm_page(shapes.json_body(response), item)
-                items.extend(page)
-                if not link:
-                    return items
-                request = HttpRequest("GET", trail.follow(link))
-
+        fetch = functools.partial(arm_collection, client, url, api_version, self.boundary.limits, item)
         listed: list[dict[str, Any]] | None = self._guard(url, fetch)
         return listed
 
@@ -570,6 +555,25 @@ def collect_live(
     progress.done()
     coverage = sorted(collector.coverage + collector.time_limit_gap(), key=lambda g: g.scope.lower())
     return LiveInventory(resources, subscriptions, coverage, factory.requests, sizes, utilization)
+
+
+def arm_collection(client: Any, url: str, api_version: str, limits: Limits, item: Callable[[Any], Any]) -> list[Any]:
+    """Every entry of an ARM collection, read through ``client``'s pipeline page by page,
+    following ``nextLink`` held to a `PageTrail` under ``limits``; ``item`` checks each entry.
+    Errors propagate: the caller decides whether one is a coverage gap or the command's end."""
+    from azure.core.rest import HttpRequest
+
+    items: list[Any] = []
+    trail = PageTrail(limits)
+    request = HttpRequest("GET", url, params={"api-version": api_version})
+    while True:
+        response = client.send_request(request)
+        response.raise_for_status()
+        page, link = shapes.arm_page(shapes.json_body(response), item)
+        items.extend(page)
+        if not link:
+            return items
+        request = HttpRequest("GET", trail.follow(link))
 
 
 def names_custom_filter(deployments: list[dict[str, Any]]) -> bool:
