@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from scanner.pipeline.scan import ScanRequest, run_scan
-from tests.conftest import FIXTURES, run_cli
+from tests.conftest import FIXTURES, run_cli, scan
 
 RETIREMENT_TEMPLATE = FIXTURES / "rules" / "AZAI-504" / "template.json"
 RESIDENCY_TEMPLATE = FIXTURES / "rules" / "AZAI-305" / "template.json"
@@ -120,13 +120,13 @@ SEARCH = {
 
 def test_a_free_search_service_is_not_asked_for_what_its_tier_cannot_have(tmp_path: Path) -> None:
     """No managed identity and no CMK on the free tier; AZAI-404 reports the tier instead."""
-    result = run_scan(ScanRequest(paths=[_template(tmp_path, SEARCH)]))
+    result = scan(_template(tmp_path, SEARCH))
     assert {(f.check.id, f.violation.path) for f in result.findings} == {("AZAI-404", "sku.name")}
 
 
 def test_min_replicas_zero_is_zero_not_the_default(tmp_path: Path) -> None:
     basic = {**SEARCH, "name": "srch-one", "sku": {"name": "basic"}}
-    strict = run_scan(ScanRequest(paths=[_template(tmp_path, basic)], select=["AZAI-404"]))
+    strict = scan(_template(tmp_path, basic), select=["AZAI-404"])
     lax = run_scan(
         ScanRequest(paths=[_template(tmp_path, basic)], select=["AZAI-404"], rule_options=["AZAI-404:min_replicas=0"])
     )
@@ -144,7 +144,7 @@ def test_user_delegation_sas_datastores_are_not_shared_keys(tmp_path: Path) -> N
         "properties": {"systemDatastoresAuthMode": "UserDelegationSAS"},
     }
     keyed = {**workspace, "name": "ws-keys", "properties": {"systemDatastoresAuthMode": "accessKey"}}
-    result = run_scan(ScanRequest(paths=[_template(tmp_path, workspace, keyed)], select=["AZAI-111"]))
+    result = scan(_template(tmp_path, workspace, keyed), select=["AZAI-111"])
     flagged = {f.resource.name for f in result.findings if f.violation.path == "properties.systemDatastoresAuthMode"}
     assert flagged == {"ws-keys"}
 
