@@ -125,3 +125,19 @@ def test_clients_are_built_once_per_service_and_subscription(serve) -> None:  # 
     # the tenant-wide clients, then at most one per subscription of each other service:
     # several times fewer than the requests, each of which used to build its own
     assert factory.built <= 2 + len(subscriptions) * (len(services) - 2) < inventory.requests / 5
+
+
+def test_an_endpoint_the_trusted_bundle_does_not_vouch_for_is_refused(serve, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The adapter remembers its TLS settings per origin instead of re-checking the bundle on
+    every request; certificates must still be verified against the bundle the environment names."""
+    import certifi
+
+    emulator = serve(generate_estate(2, 10))
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", certifi.where())  # public roots only: not the emulator's CA
+    monkeypatch.setenv("SSL_CERT_FILE", certifi.where())
+    before = len(emulator.log)
+    result = live_scan(emulator)
+    assert not result.complete and not result.findings
+    assert [gap.scope for gap in result.coverage] == ["/subscriptions"]
+    assert "CERTIFICATE_VERIFY_FAILED" in str(result.coverage[0].reason)
+    assert [r.path for r in emulator.log[before:] if r.path != "/msi/token"] == []

@@ -178,6 +178,17 @@ def _environment(variables: dict[str, str]) -> Iterator[None]:
                 os.environ[key] = value
 
 
+def _collect_garbage_rarely() -> None:
+    """A scan builds hundreds of thousands of small dicts and strings that all live to its end,
+    and makes few reference cycles; with the default thresholds the collector walks that
+    growing heap about a thousand times in a live scan of 200 subscriptions (3 % of its CPU).
+    The modules loaded so far are frozen out of collection, and collections run 30x rarer."""
+    import gc
+
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 20)
+
+
 @main.command()
 @click.argument("paths", nargs=-1, required=False, metavar="[PATH]...")
 @report_options
@@ -212,6 +223,7 @@ def scan(
     """
     from scanner.pipeline.scan import ScanRequest, run_scan
 
+    _collect_garbage_rarely()
     request = ScanRequest(paths=paths, skip_unknown=skip_unknown, **request_fields(shared))
     request.progress = request.progress and not view.quiet
     if not paths and not request.live.requested:

@@ -220,7 +220,7 @@ class Collector:
         factory: ClientFactory,
         progress: Progress,
         needs: LiveNeeds,
-        workers: int = 16,
+        workers: int = 64,
     ) -> None:
         self.factory = factory
         self.progress = progress
