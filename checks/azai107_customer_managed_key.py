@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import AZURE_POLICY, CHECKOV, WAF_AI, rule_page, same_text
+from checks._common import AZURE_POLICY, CHECKOV, WAF_AI, every_gap, known_list, rule_page, same_text
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
@@ -26,11 +26,13 @@ from scanner.model.unknown import known
     remediation=Remediation(
         terraform=(
             "azurerm_machine_learning_workspace: encryption { key_vault_id = ..., key_id = ... }; "
-            "azurerm_cognitive_account: customer_managed_key { key_vault_key_id = ... }"
+            "azurerm_cognitive_account: customer_managed_key { key_vault_key_id = ... }; with the option "
+            "owned_storage, also storage { storage_account_id = ... }"
         ),
         bicep=(
             "workspace: properties: { encryption: { status: 'Enabled', keyVaultProperties: {...} } }; "
-            "account: properties: { encryption: { keySource: 'Microsoft.KeyVault', keyVaultProperties: {...} } }"
+            "account: properties: { encryption: { keySource: 'Microsoft.KeyVault', keyVaultProperties: {...} } }; "
+            "with the option owned_storage, also userOwnedStorage: [{ resourceId: storage.id }]"
         ),
         cli="az ml workspace create ... --customer-managed-key KEY_URI (workspace encryption is set at creation)",
         terraform_code="""\
@@ -73,7 +75,7 @@ from scanner.model.unknown import known
         guide="https://learn.microsoft.com/azure/machine-learning/concept-customer-managed-keys",
     ),
     help_uri=rule_page("AZAI-107"),
-    options={"required": False},
+    options={"required": False, "owned_storage": False},
     peers=(
         PeerRule(
             AZURE_POLICY,
@@ -83,9 +85,21 @@ from scanner.model.unknown import known
         ),
         PeerRule(
             AZURE_POLICY,
+            "7f40cee6-e933-4d0f-a782-b96615e0f4a6",
+            "Azure Machine Learning workspaces should be encrypted with the use of a customer-managed key",
+            "Required for high-business-impact workspaces, or for all with the option required.",
+        ),
+        PeerRule(
+            AZURE_POLICY,
             "67121cc7-ff39-4ab8-b7e3-95b84dab487d",
             "Cognitive Services accounts should enable data encryption with a customer-managed key",
             "With the option required.",
+        ),
+        PeerRule(
+            AZURE_POLICY,
+            "46aa9b05-0e60-4eae-a88b-1e9d374fa515",
+            "Cognitive Services accounts should use customer owned storage",
+            "With the option owned_storage.",
         ),
         PeerRule(
             CHECKOV,
@@ -111,20 +125,29 @@ def customer_managed_key(resource: Resource, ctx: CheckContext) -> Iterator[Viol
     which declare that they hold sensitive data, and for every workspace and account when the
     option `required` is set.
 
+    With the option `owned_storage` set, also a Cognitive Services / Azure OpenAI account whose
+    `properties.userOwnedStorage` is absent or empty: its data is kept in storage Microsoft
+    manages, not in a storage account of the customer's (Azure Policy 46aa9b05).
+
     ## What passes
 
     Resources with a customer-managed key, resources for which none is required, and AI Foundry
-    projects (`kind` `Project`), whose data the hub's key encrypts (Azure Policy ba769a63 also
-    leaves them out).
+    projects (`kind` `Project`), whose data the hub's key encrypts (Azure Policies ba769a63 and
+    7f40cee6 also leave them out). Accounts pass whatever their `userOwnedStorage` unless the
+    option `owned_storage` is set.
 
     ## Undetermined when
 
-    The encryption settings or the HBI flag are unknown before deploy.
+    The encryption settings or the HBI flag are unknown before deploy; with the option
+    `owned_storage` set, also an account's `userOwnedStorage`.
 
     ## Options
 
     - `required` (default false): require a customer-managed key everywhere, for organisations
       whose policy demands it.
+    - `owned_storage` (default false): require every Cognitive Services account to keep its data
+      in a customer-owned storage account (`properties.userOwnedStorage`), as Azure Policy
+      46aa9b05 does.
 
     ## Why
 
@@ -133,6 +156,7 @@ def customer_managed_key(resource: Resource, ctx: CheckContext) -> Iterator[Viol
     workspace is created, so this must be right before deploy.
     """
     required = bool(ctx.options.get("required", False))
+    owned_storage = bool(ctx.options.get("owned_storage", False))
     if resource.type_key == T.WORKSPACE.lower():
         if same_text(resource.body.get("kind", ""), "Project"):
             return
@@ -147,10 +171,28 @@ def customer_managed_key(resource: Resource, ctx: CheckContext) -> Iterator[Viol
             "Enabled, with keyVaultProperties",
         )
         return
-    if required and not same_text(known(resource.get("properties.encryption.keySource", "")), "Microsoft.KeyVault"):
+    checks = [_account_key(resource)] if required else []
+    if owned_storage:
+        checks.append(_owned_storage(resource))
+    yield from every_gap(*checks)
+
+
+def _account_key(account: Resource) -> Iterator[Violation]:
+    if not same_text(known(account.get("properties.encryption.keySource", "")), "Microsoft.KeyVault"):
         yield Violation(
-            f"Account '{resource.name}' has no customer-managed key (required by configuration)",
+            f"Account '{account.name}' has no customer-managed key (required by configuration)",
             "properties.encryption.keySource",
-            resource.get("properties.encryption.keySource"),
+            account.get("properties.encryption.keySource"),
             "Microsoft.KeyVault",
+        )
+
+
+def _owned_storage(account: Resource) -> Iterator[Violation]:
+    """Azure Policy 46aa9b05: at least one ``userOwnedStorage`` entry."""
+    if not known_list(account.get("properties.userOwnedStorage"), "properties.userOwnedStorage"):
+        yield Violation(
+            f"Account '{account.name}' does not keep its data in customer-owned storage (required by configuration)",
+            "properties.userOwnedStorage",
+            account.get("properties.userOwnedStorage"),
+            "a customer-owned storage account",
         )

@@ -59,7 +59,13 @@ def failing(rule: str, *options: str) -> set[str]:
             "AZAI-107",
             "required=true",
             {"ws-hbi-plain"},
-            {"ws-hbi-plain", "ws-standard", "oai-microsoft-keys"},
+            {"ws-hbi-plain", "ws-standard", "oai-microsoft-keys", "speech-owned-storage"},
+        ),
+        (
+            "AZAI-107",
+            "owned_storage=true",
+            {"ws-hbi-plain"},
+            {"ws-hbi-plain", "oai-microsoft-keys"},
         ),
         (
             "AZAI-203",

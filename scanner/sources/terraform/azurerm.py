@@ -130,6 +130,25 @@ def account_encryption(value: Any) -> Any:
     return "Microsoft.KeyVault"
 
 
+def user_owned_storage(value: Any) -> Any:
+    """``storage { storage_account_id, identity_client_id }`` blocks -> ARM
+    ``properties.userOwnedStorage [{resourceId, identityClientId}]``; no block sends none. An
+    instance unknown before apply stays an unknown entry: the account still has one."""
+    found = dict(blocks(value))
+    if not isinstance(value, list) or not value:
+        return SKIP
+    names = (("storage_account_id", "resourceId"), ("identity_client_id", "identityClientId"))
+    return [
+        {arm: found[i][tf] for tf, arm in names if _set(found[i].get(tf))} if i in found else item
+        for i, item in enumerate(value)
+    ]
+
+
+def _set(value: Any) -> bool:
+    """Whether an optional string attribute is set: Terraform writes an unset one as null or ""."""
+    return value is not None and not (isinstance(value, str) and not value)
+
+
 def workload_profiles(value: Any) -> Any:
     """``workload_profile { name, workload_profile_type, minimum_count, maximum_count }`` blocks."""
     if value is None:
@@ -403,6 +422,7 @@ MAPPINGS: dict[str, TypeMap] = {
             A("fqdns", "properties.allowedFqdnList"),
             A("project_management_enabled", "properties.allowProjectManagement"),
             A("customer_managed_key", "properties.encryption.keySource", account_encryption),
+            A("storage", "properties.userOwnedStorage", user_owned_storage),
         ),
     ),
     "azurerm_ai_services": TypeMap(
