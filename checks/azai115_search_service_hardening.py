@@ -114,12 +114,6 @@ _ANY_ADDRESS = frozenset({"0.0.0.0/0", "0.0.0.0"})
             "Azure AI Search service should use a SKU that supports private link",
             "Not covered here: AZAI-404 reports a free service, which has no SLA and no private link.",
         ),
-        PeerRule(
-            AZURE_POLICY,
-            "b4330a05-a843-4bc8-bf9a-cacce50c67f4",
-            "Resource logs in Search services should be enabled",
-            "Not covered: AZAI-501 checks the diagnostic settings of AML workspaces and AI accounts only.",
-        ),
         PeerRule(PSRULE, "Azure.Search.ManagedIdentity", "Search services use a managed identity (AZR-000175)"),
         PeerRule(
             CHECKOV,

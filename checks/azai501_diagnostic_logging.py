@@ -4,34 +4,42 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import AZURE_POLICY, WAF_AI, rule_page, same_text
+from checks._common import AZURE_POLICY, WAF_AI, rule_page
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.needs import LiveRead
 from scanner.model.resources import Resource
 from scanner.model.unknown import known
 
+# How a finding names the resource, by lower-case type.
+LABELS = {
+    T.WORKSPACE.lower(): "Workspace",
+    T.COGNITIVE_ACCOUNT.lower(): "Account",
+    T.SEARCH_SERVICE.lower(): "Search service",
+}
+
 
 @rule(
     id="AZAI-501",
     slug="diagnostic-logging",
-    title="AML workspace or Azure OpenAI account sends no diagnostic logs to Log Analytics",
+    title="AML workspace, AI services account or AI Search service sends no diagnostic logs to Log Analytics",
     pillar=Pillar.OPERATIONS,
     severity=Severity.MEDIUM,
-    resource_types=(T.WORKSPACE, T.COGNITIVE_ACCOUNT),
+    # Azure Policy 1b4d1c4e names Cognitive Services accounts of every kind and Search services.
+    resource_types=(T.WORKSPACE, T.COGNITIVE_ACCOUNT, T.SEARCH_SERVICE),
     reads=(LiveRead.DIAGNOSTIC_SETTINGS,),
-    kinds={T.COGNITIVE_ACCOUNT: T.OPENAI_KINDS},  # the accounts serving OpenAI models
     principle=Principle(
         "Enable diagnostic logging for AI services, so that usage, failures and abuse can be monitored and "
         "investigated.",
         WAF_AI + "design-principles#operational-excellence",
     ),
     remediation=Remediation(
-        terraform="azurerm_monitor_diagnostic_setting { target_resource_id = <workspace or account>.id, "
-        "log_analytics_workspace_id = azurerm_log_analytics_workspace.logs.id, enabled_log { category_group = "
+        terraform="azurerm_monitor_diagnostic_setting { target_resource_id = "
+        "<workspace, account or search service>.id, log_analytics_workspace_id = "
+        "azurerm_log_analytics_workspace.logs.id, enabled_log { category_group = "
         '"allLogs" } }',
-        bicep="Microsoft.Insights/diagnosticSettings with scope: <workspace or account> and properties: "
-        "{ workspaceId: logs.id, logs: [ { categoryGroup: 'allLogs', enabled: true } ] }",
+        bicep="Microsoft.Insights/diagnosticSettings with scope: <workspace, account or search service> and "
+        "properties: { workspaceId: logs.id, logs: [ { categoryGroup: 'allLogs', enabled: true } ] }",
         cli="az monitor diagnostic-settings create --resource ID -n to-logs --workspace LOGS_ID "
         '--logs \'[{"categoryGroup":"allLogs","enabled":true}]\'',
         terraform_code="""\
@@ -78,47 +86,55 @@ from scanner.model.unknown import known
             AZURE_POLICY,
             "1b4d1c4e-934c-4703-944c-27c82c06bebb",
             "Diagnostic logs in Azure AI services resources should be enabled",
-            "Accounts serving OpenAI models only.",
+            "azai requires a Log Analytics destination; the policy accepts any setting that lists logs, "
+            "whatever its destination.",
+        ),
+        PeerRule(
+            AZURE_POLICY,
+            "b4330a05-a843-4bc8-bf9a-cacce50c67f4",
+            "Resource logs in Search services should be enabled",
+            "azai requires a Log Analytics destination; the policy accepts any setting with logs enabled, "
+            "to storage too unless it keeps them for 1 to 364 days.",
         ),
     ),
 )
 def diagnostic_logging(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
-    """An AML workspace, or an Azure OpenAI / AI Services account, without a diagnostic setting
-    that sends its logs to a Log Analytics workspace.
+    """An AML workspace, an AI services (Cognitive Services) account of any kind, or an AI Search
+    service without a diagnostic setting that sends its logs to a Log Analytics workspace.
 
     ## What fails
 
-    A workspace, or a Cognitive Services account of `kind` `OpenAI` or `AIServices`, with no
-    `Microsoft.Insights/diagnosticSettings` extension resource whose `properties.workspaceId`
-    is set. In IaC the setting must be declared in the scanned files (a Bicep `scope:` or a
-    template `scope`, `azurerm_monitor_diagnostic_setting`, or an azapi resource whose
-    `parent_id` is the target); a live scan reads each resource's diagnostic settings.
+    A workspace, a Cognitive Services account of any `kind` (OpenAI, AIServices, Speech,
+    Vision, ...), or a Search service, with no `Microsoft.Insights/diagnosticSettings`
+    extension resource whose `properties.workspaceId` is set. In IaC the setting must be
+    declared in the scanned files (a Bicep `scope:` or a template `scope`,
+    `azurerm_monitor_diagnostic_setting`, or an azapi resource whose `parent_id` is the
+    target); a live scan reads each resource's diagnostic settings.
 
     ## What passes
 
-    Resources with at least one diagnostic setting to Log Analytics, and other account kinds.
+    Resources with at least one diagnostic setting to Log Analytics. A setting that sends logs
+    only to storage or an event hub does not pass.
 
     ## Undetermined when
 
-    The account kind or the setting's destination is unknown before deploy, or a live scan
-    could not read the resource's diagnostic settings (a coverage gap says why).
+    The setting's destination is unknown before deploy, or a live scan could not read the
+    resource's diagnostic settings (a coverage gap says why).
 
     ## Why
 
-    Without logs there is no record of who called a model, what failed, or which requests were
-    throttled; abuse and data-exfiltration investigations start blind. Settings deployed by
-    Azure Policy (DeployIfNotExists) after creation are seen by live scans, not by IaC scans.
+    Without logs there is no record of who called a model or a search index, what failed, or
+    which requests were throttled; abuse and data-exfiltration investigations start blind.
+    Azure Policy audits the same resources: every Cognitive Services account and Search
+    service (1b4d1c4e), and Search services again (b4330a05). Settings deployed by Azure
+    Policy (DeployIfNotExists) after creation are seen by live scans, not by IaC scans.
     """
-    if resource.type_key == T.COGNITIVE_ACCOUNT.lower() and not same_text(
-        known(resource.body.get("kind", "")), *T.OPENAI_KINDS
-    ):
-        return
     # A live scan that could not read the settings leaves an Unknown here: no finding on a failed read.
     known(resource.body.get(LiveRead.DIAGNOSTIC_SETTINGS.value))
     settings = ctx.inventory.extensions(resource, T.DIAGNOSTIC_SETTING)
     if any(known(s.get("properties.workspaceId")) for s in settings):
         return
-    label = "Workspace" if resource.type_key == T.WORKSPACE.lower() else "Account"
+    label = LABELS.get(resource.type_key, "Resource")
     yield Violation(
         f"{label} '{resource.name}' has no diagnostic setting sending logs to Log Analytics",
         "properties",

@@ -119,9 +119,14 @@ SEARCH = {
 
 
 def test_a_free_search_service_is_not_asked_for_what_its_tier_cannot_have(tmp_path: Path) -> None:
-    """No managed identity and no CMK on the free tier; AZAI-404 reports the tier instead."""
+    """No managed identity and no CMK on the free tier; AZAI-404 reports the tier instead.
+    AZAI-501 reports its missing diagnostic setting: Azure Policy audits Search services of
+    every tier for one."""
     result = scan(_template(tmp_path, SEARCH))
-    assert {(f.check.id, f.violation.path) for f in result.findings} == {("AZAI-404", "sku.name")}
+    assert {(f.check.id, f.violation.path) for f in result.findings} == {
+        ("AZAI-404", "sku.name"),
+        ("AZAI-501", "properties"),
+    }
 
 
 def test_min_replicas_zero_is_zero_not_the_default(tmp_path: Path) -> None:

@@ -63,8 +63,8 @@ def test_diagnostic_settings_are_read_once_per_resource_and_only_for_a_rule_that
 
     live_scan(emulator)
     read = diagnostic_reads()
-    # the two workspaces and the two OpenAI accounts, once each; the Speech account costs nothing
-    assert len(read) == len(set(read)) == 4 and not [p for p in read if "/accounts/speech/" in p]
+    # the two workspaces, the three accounts of every kind and the two Search services, once each
+    assert len(read) == len(set(read)) == 7 and [p for p in read if "/accounts/speech/" in p]
     emulator.log.clear()
     run_scan(
         ScanRequest(

@@ -89,7 +89,7 @@ def fixture_estate(rule: str) -> Estate:
 
 
 # Estates on which every per-resource read happens: the demo (diagnostic settings, metrics),
-# AZAI-501's (a Speech account, whose settings are not read) and AZAI-503's (environments).
+# AZAI-501's (accounts of several kinds and Search services) and AZAI-503's (environments).
 ESTATES: dict[str, Callable[[], Estate]] = {
     "demo": lambda: Estate.load(demo_estate_path()),
     "AZAI-501": lambda: fixture_estate("AZAI-501"),
@@ -125,8 +125,9 @@ def test_each_per_resource_read_is_made_only_for_the_rule_that_declares_it(serve
     emulator = serve(ESTATES["AZAI-501"]())
     _, paths = collect(emulator, live_needs(selected("AZAI-501")))
     logged = [p for p in paths if kind_of(p) == "diagnostic-settings"]
-    # the two workspaces and the two OpenAI accounts; AZAI-501 declares only the OpenAI kinds
-    assert len(logged) == 4 and not [p for p in logged if "/accounts/speech/" in p]
+    # the two workspaces, the three accounts whatever their kind (Speech too) and the two Search services
+    assert len(logged) == 7 and [p for p in logged if "/accounts/speech/" in p]
+    assert len([p for p in logged if "/microsoft.search/searchservices/" in p]) == 2
 
 
 @pytest.mark.parametrize("name", sorted(ESTATES))
@@ -218,8 +219,12 @@ def test_needs_come_from_declarations() -> None:
     assert T.DIAGNOSTIC_SETTING in diagnostic.reads  # a member is named by the ARM type it reads
     needs = live_needs([diagnostic])
     assert needs.wants(LiveRead.DIAGNOSTIC_SETTINGS, T.COGNITIVE_ACCOUNT, "OpenAI")
-    assert not needs.wants(LiveRead.DIAGNOSTIC_SETTINGS, T.COGNITIVE_ACCOUNT, "SpeechServices")
+    # Azure Policy 1b4d1c4e audits accounts of every kind, and Search services
+    assert needs.wants(LiveRead.DIAGNOSTIC_SETTINGS, T.COGNITIVE_ACCOUNT, "SpeechServices")
+    assert needs.wants(LiveRead.DIAGNOSTIC_SETTINGS, T.COGNITIVE_ACCOUNT, None)
+    assert needs.wants(LiveRead.DIAGNOSTIC_SETTINGS, T.SEARCH_SERVICE)
     assert needs.wants(LiveRead.DIAGNOSTIC_SETTINGS, T.WORKSPACE.upper())
+    assert not needs.wants(LiveRead.DIAGNOSTIC_SETTINGS, T.KEY_VAULT)
     assert not needs.every_type and needs.reads == {LiveRead.DIAGNOSTIC_SETTINGS}
     # an ARM type that names a read is that read, in a Check built without the decorator too
     legacy = dataclasses.replace(diagnostic, reads=(T.DIAGNOSTIC_SETTING.lower(),))
