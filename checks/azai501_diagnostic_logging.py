@@ -106,19 +106,21 @@ def diagnostic_logging(resource: Resource, ctx: CheckContext) -> Iterator[Violat
 
     A workspace, a Cognitive Services account of any `kind` (OpenAI, AIServices, Speech,
     Vision, ...), or a Search service, with no `Microsoft.Insights/diagnosticSettings`
-    extension resource whose `properties.workspaceId` is set. In IaC the setting must be
-    declared in the scanned files (a Bicep `scope:` or a template `scope`,
-    `azurerm_monitor_diagnostic_setting`, or an azapi resource whose `parent_id` is the
-    target); a live scan reads each resource's diagnostic settings.
+    extension resource whose `properties.workspaceId` is set and that enables at least one log
+    category or category group (`properties.logs[*].enabled`). In IaC the setting must be
+    declared in the scanned files (a Bicep `scope:`, a template `scope`, the older nested
+    form `<type>/providers/diagnosticSettings` named `<resource>/Microsoft.Insights/<name>`,
+    `azurerm_monitor_diagnostic_setting` with `enabled_log` blocks, or an azapi resource whose
+    `parent_id` is the target); a live scan reads each resource's diagnostic settings.
 
     ## What passes
 
-    Resources with at least one diagnostic setting to Log Analytics. A setting that sends logs
-    only to storage or an event hub does not pass.
+    Resources with at least one diagnostic setting that sends logs to Log Analytics. A setting
+    that sends logs only to storage or an event hub, or only metrics, does not pass.
 
     ## Undetermined when
 
-    The setting's destination is unknown before deploy, or a live scan could not read the
+    The setting's destination or its logs are unknown before deploy, or a live scan could not read the
     resource's diagnostic settings (a coverage gap says why).
 
     ## Why
@@ -132,7 +134,7 @@ def diagnostic_logging(resource: Resource, ctx: CheckContext) -> Iterator[Violat
     # A live scan that could not read the settings leaves an Unknown here: no finding on a failed read.
     known(resource.body.get(LiveRead.DIAGNOSTIC_SETTINGS.value))
     settings = ctx.inventory.extensions(resource, T.DIAGNOSTIC_SETTING)
-    if any(known(s.get("properties.workspaceId")) for s in settings):
+    if any(_sends_logs_to_log_analytics(s) for s in settings):
         return
     label = LABELS.get(resource.type_key, "Resource")
     yield Violation(
@@ -141,3 +143,13 @@ def diagnostic_logging(resource: Resource, ctx: CheckContext) -> Iterator[Violat
         len(settings),
         "a diagnostic setting with a Log Analytics workspaceId",
     )
+
+
+def _sends_logs_to_log_analytics(setting: Resource) -> bool:
+    """Whether one setting sends at least one enabled log category (or category group) to a
+    Log Analytics workspace: a setting with metrics only records no calls, and Azure Policy
+    1b4d1c4e and b4330a05 fail it too."""
+    if not known(setting.get("properties.workspaceId")):
+        return False
+    logs = known(setting.get("properties.logs"))
+    return isinstance(logs, list) and any(isinstance(e, dict) and known(e.get("enabled")) is True for e in logs)

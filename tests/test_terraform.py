@@ -466,7 +466,11 @@ def test_ids_known_only_after_apply_resolve_inside_blocks_and_for_extension_reso
         "resource_group_name": "rg",
         "private_service_connection": [{"name": "oai", "is_manual_connection": False}],
     }
-    setting = {"name": "to-logs", "log_analytics_workspace_id": "/subscriptions/s/resourceGroups/ops/x/log"}
+    setting = {
+        "name": "to-logs",
+        "log_analytics_workspace_id": "/subscriptions/s/resourceGroups/ops/x/log",
+        "enabled_log": [{"category_group": "allLogs"}],
+    }
     reference = {"references": ["azurerm_cognitive_account.oai.id", "azurerm_cognitive_account.oai"]}
     path = plan(
         tmp_path,

@@ -225,18 +225,19 @@ class TemplateReader:
                 yield from self._template(module, condition)
             return
         frame.session.spend()
-        if parent is not None and "/" not in resource_type:
+        if parent is not None and ("/" not in resource_type or resource_type.lower().startswith("providers/")):
             resource_type = f"{parent.type}/{resource_type}"
         symbolic = isinstance(frame.template.get("resources"), dict) and parent is None
         placeholder = _placeholder(frame, instance if symbolic else None, raw, resource_type, index)
         name = _naming(raw.get("name", ""), ev, resource_type, parent, placeholder)
-        body: dict[str, Any] = {"name": name.body, "type": resource_type}
-        body.update((k, ev.value(raw[k])) for k in _BODY_KEYS if k in raw)
         resource_id = _resource_id(raw, ev, frame.placement, resource_type, name.key)
+        judged_type = _extension_type(resource_type, name.key)
+        body: dict[str, Any] = {"name": name.body, "type": judged_type}
+        body.update((k, ev.value(raw[k])) for k in _BODY_KEYS if k in raw)
         body["id"] = resource_id
         yield Resource(
             id=resource_id,
-            type=resource_type,
+            type=judged_type,
             name=name.display,
             body=body,
             origin=Origin(
@@ -426,6 +427,25 @@ def _formatted(parts: list[Any]) -> str | None:
         return template.format(*parts[1:]) if "{" in template else template
     except (IndexError, KeyError, ValueError):
         return None
+
+
+def _extension_type(resource_type: str, chain: str) -> str:
+    """The type ARM deploys for an extension resource written in the older nested form, which
+    Microsoft's docs and the landing-zone policies still use: type
+    ``Microsoft.CognitiveServices/accounts/providers/diagnosticSettings`` named
+    ``acct/Microsoft.Insights/logs`` (or ``providers/diagnosticSettings`` named
+    ``Microsoft.Insights/logs`` among the account's own resources) is a
+    ``Microsoft.Insights/diagnosticSettings`` on the account, as a ``scope`` would declare it.
+    Any other type is returned as it is."""
+    types = resource_type.split("/")[1:]
+    lowered = [t.lower() for t in types]
+    if "providers" not in lowered:
+        return resource_type
+    at = lowered.index("providers")
+    names = chain.split("/")
+    if at >= len(names) or at + 1 >= len(types):
+        return resource_type
+    return "/".join((names[at], *types[at + 1 :]))
 
 
 def _resource_id(raw: dict[str, Any], ev: Evaluator, placement: Placement, resource_type: str, chain: str) -> str:

@@ -144,6 +144,27 @@ def user_owned_storage(value: Any) -> Any:
     ]
 
 
+def diagnostic_logs(value: Any) -> Any:
+    """``enabled_log { category, category_group }`` blocks (each one is enabled), or azurerm
+    3.x's ``log { category, category_group, enabled }`` -> ARM ``properties.logs [{category |
+    categoryGroup, enabled}]``; no block sends no logs (a setting with metrics only)."""
+    if not isinstance(value, list) or not value:
+        return SKIP
+    found = dict(blocks(value))
+    entries: list[Any] = []
+    for i, item in enumerate(value):
+        block = found.get(i)
+        if block is None:  # an instance unknown before apply: still a log entry, not known to be on
+            entries.append(item)
+            continue
+        entry: dict[str, Any] = {"enabled": block.get("enabled", True)}
+        for tf, arm in (("category", "category"), ("category_group", "categoryGroup")):
+            if _set(block.get(tf)):
+                entry[arm] = block[tf]
+        entries.append(entry)
+    return entries
+
+
 def _set(value: Any) -> bool:
     """Whether an optional string attribute is set: Terraform writes an unset one as null or ""."""
     return value is not None and not (isinstance(value, str) and not value)
@@ -595,7 +616,10 @@ MAPPINGS: dict[str, TypeMap] = {
     ),
     "azurerm_monitor_diagnostic_setting": TypeMap(
         T.DIAGNOSTIC_SETTING,
-        (A("log_analytics_workspace_id", "properties.workspaceId"),),
+        (
+            A("log_analytics_workspace_id", "properties.workspaceId"),
+            A(("enabled_log", "log"), "properties.logs", diagnostic_logs),
+        ),
         scope="target_resource_id",
     ),
     "azurerm_monitor_autoscale_setting": TypeMap(
