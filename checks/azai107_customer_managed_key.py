@@ -125,16 +125,23 @@ def customer_managed_key(resource: Resource, ctx: CheckContext) -> Iterator[Viol
     which declare that they hold sensitive data, and for every workspace and account when the
     option `required` is set.
 
-    With the option `owned_storage` set, also a Cognitive Services / Azure OpenAI account whose
-    `properties.userOwnedStorage` is absent or empty: its data is kept in storage Microsoft
-    manages, not in a storage account of the customer's (Azure Policy 46aa9b05).
+    With the option `owned_storage` set, also an account that can keep its data in customer-owned
+    storage but whose `properties.userOwnedStorage` is absent or empty: its data is kept in
+    storage Microsoft manages, not in a storage account of the customer's (Azure Policy
+    46aa9b05). An account can when it reports the capability `CustomerManagedStorage` (live and
+    what-if: `properties.capabilities`, which Azure Policy 46aa9b05 2.0.0 tests); before deploy,
+    when its kind is one Microsoft documents the binding for, Speech (`SpeechServices`),
+    Language (`TextAnalytics`) or a Foundry resource (`AIServices`): "a resource-level binding
+    used only by Speech and Language"
+    (learn.microsoft.com/azure/foundry/how-to/bring-your-own-azure-storage-foundry).
 
     ## What passes
 
     Resources with a customer-managed key, resources for which none is required, and AI Foundry
     projects (`kind` `Project`), whose data the hub's key encrypts (Azure Policies ba769a63 and
     7f40cee6 also leave them out). Accounts pass whatever their `userOwnedStorage` unless the
-    option `owned_storage` is set.
+    option `owned_storage` is set, and with it accounts that cannot use customer-owned storage
+    (OpenAI, Vision, Content Safety...) pass.
 
     ## Undetermined when
 
@@ -145,9 +152,9 @@ def customer_managed_key(resource: Resource, ctx: CheckContext) -> Iterator[Viol
 
     - `required` (default false): require a customer-managed key everywhere, for organisations
       whose policy demands it.
-    - `owned_storage` (default false): require every Cognitive Services account to keep its data
-      in a customer-owned storage account (`properties.userOwnedStorage`), as Azure Policy
-      46aa9b05 does.
+    - `owned_storage` (default false): require every Cognitive Services account that can to keep
+      its data in a customer-owned storage account (`properties.userOwnedStorage`), as Azure
+      Policy 46aa9b05 does.
 
     ## Why
 
@@ -187,8 +194,24 @@ def _account_key(account: Resource) -> Iterator[Violation]:
         )
 
 
+# The kinds Microsoft documents the userOwnedStorage binding for, when an account does not yet
+# report its capabilities (before deploy): Speech, Language, and Foundry resources that host them.
+OWNED_STORAGE_KINDS = ("SpeechServices", "TextAnalytics", "AIServices")
+
+
+def _can_own_storage(account: Resource) -> bool:
+    """Whether the account can bind customer-owned storage: its reported capabilities, as Azure
+    Policy 46aa9b05 2.0.0 tests them, or, before deploy, its kind."""
+    capabilities = account.get("properties.capabilities")
+    if isinstance(capabilities, list):
+        return any(isinstance(c, dict) and same_text(c.get("name", ""), "CustomerManagedStorage") for c in capabilities)
+    return same_text(known(account.body.get("kind", "")), *OWNED_STORAGE_KINDS)
+
+
 def _owned_storage(account: Resource) -> Iterator[Violation]:
-    """Azure Policy 46aa9b05: at least one ``userOwnedStorage`` entry."""
+    """Azure Policy 46aa9b05: at least one ``userOwnedStorage`` entry where the account can have one."""
+    if not _can_own_storage(account):
+        return
     if not known_list(account.get("properties.userOwnedStorage"), "properties.userOwnedStorage"):
         yield Violation(
             f"Account '{account.name}' does not keep its data in customer-owned storage (required by configuration)",

@@ -14,6 +14,7 @@ from scanner.sources import load_file
 from scanner.sources.arm.evaluator import Evaluator, Placement, Scope
 from scanner.sources.arm.parameters import ParameterFile
 from scanner.sources.arm.template import TemplateOptions
+from tests.conftest import scan
 
 SCHEMA = "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#"
 
@@ -317,3 +318,67 @@ def test_logical_functions_decide_around_unknowns_when_they_can(expression: str,
 def test_logical_functions_stay_unknown_when_the_unknown_decides() -> None:
     assert isinstance(evaluate("[and(true(), reference('x'))]"), Unknown)
     assert isinstance(evaluate("[or(false(), reference('x'))]"), Unknown)
+
+
+def test_nested_form_diagnostic_settings_are_extension_resources_of_their_target(tmp_path: Path) -> None:
+    """Templates still write diagnostic settings as ``<type>/providers/diagnosticSettings``
+    named ``<resource>/Microsoft.Insights/<name>``, or as a ``providers/diagnosticSettings``
+    child: ARM deploys both as a Microsoft.Insights/diagnosticSettings on the resource, and
+    AZAI-501 must see them as it sees a ``scope``. A setting with metrics only still fails."""
+    workspace = "/subscriptions/s/resourceGroups/ops/providers/Microsoft.OperationalInsights/workspaces/law"
+    logs = {"workspaceId": workspace, "logs": [{"categoryGroup": "allLogs", "enabled": True}]}
+    metrics_only = {"workspaceId": workspace, "metrics": [{"category": "AllMetrics", "enabled": True}]}
+    account = {"apiVersion": "2024-10-01", "location": "eastus", "sku": {"name": "S0"}, "properties": {}}
+    template = {
+        "$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#",
+        "contentVersion": "1.0.0.0",
+        "resources": [
+            {**account, "type": "Microsoft.CognitiveServices/accounts", "name": "speech", "kind": "SpeechServices"},
+            {
+                "type": "Microsoft.CognitiveServices/accounts/providers/diagnosticSettings",
+                "apiVersion": "2021-05-01-preview",
+                "name": "speech/Microsoft.Insights/to-law",
+                "properties": logs,
+            },
+            {
+                **account,
+                "type": "Microsoft.CognitiveServices/accounts",
+                "name": "vision",
+                "kind": "ComputerVision",
+                "resources": [
+                    {
+                        "type": "providers/diagnosticSettings",
+                        "apiVersion": "2021-05-01-preview",
+                        "name": "Microsoft.Insights/to-law",
+                        "dependsOn": ["vision"],
+                        "properties": logs,
+                    }
+                ],
+            },
+            {
+                **account,
+                "type": "Microsoft.CognitiveServices/accounts",
+                "name": "translator",
+                "kind": "TextTranslation",
+            },
+            {
+                "type": "Microsoft.CognitiveServices/accounts/providers/diagnosticSettings",
+                "apiVersion": "2021-05-01-preview",
+                "name": "translator/Microsoft.Insights/metrics",
+                "properties": metrics_only,
+            },
+        ],
+    }
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(template))
+    inventory = load_file(path, "t").inventory
+    settings = inventory.of_type("Microsoft.Insights/diagnosticSettings")
+    assert sorted(s.id.split("/accounts/", 1)[1] for s in settings) == [
+        "speech/providers/Microsoft.Insights/diagnosticSettings/to-law",
+        "translator/providers/Microsoft.Insights/diagnosticSettings/metrics",
+        "vision/providers/Microsoft.Insights/diagnosticSettings/to-law",
+    ]
+    result = scan(path, select=["AZAI-501"])
+    assert {f.resource.name for f in result.findings} == {"translator"}
+    assert {r.name for _, r in result.passed} == {"speech", "vision"}
+    assert not result.undetermined

@@ -177,3 +177,14 @@ def test_a_reader_that_stops_early_is_not_an_error(args: tuple[str, ...], code: 
     process.stdout.close()  # before azai writes anything
     assert process.wait(timeout=60) == code
     assert process.stderr.read() == b""
+
+
+def test_a_scan_leaves_the_processes_garbage_collector_as_it_found_it() -> None:
+    """A scan freezes what was loaded before it and collects rarely while it runs; a process
+    that scans again (this test runner) must get its own settings back, and nothing frozen."""
+    import gc
+
+    before = (gc.get_threshold(), gc.get_freeze_count())
+    done = run_cli("scan", "--fail-on", "none", "--format", "json", str(FIXTURES / "demo" / "plan.json"))
+    assert done.returncode == 0 and json.loads(done.stdout)["findings"]
+    assert (gc.get_threshold(), gc.get_freeze_count()) == before

@@ -438,3 +438,35 @@ def test_models_refresh_reads_the_region_through_the_pipeline_and_writes_atomica
     assert failed.returncode == 2 and len(failed.stderr.strip().splitlines()) == 1
     assert "the old table was kept" in failed.stderr
     assert table.read_bytes() == before
+
+
+def test_owned_storage_judges_the_capabilities_an_account_reports(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Azure Policy 46aa9b05 2.0.0 audits only accounts that report CustomerManagedStorage; live,
+    azai reads the same capability instead of guessing from the kind."""
+    whatif = json.loads((FIXTURES / "rules" / "AZAI-107" / "whatif.json").read_text())
+    changes = whatif.get("properties", whatif)["changes"]
+    capable = [{"name": "CustomerManagedStorage"}, {"name": "CustomerManagedKey"}]
+    for change in changes:
+        name = change["resourceId"].rsplit("/", 1)[-1]
+        properties = change["after"].setdefault("properties", {})
+        if name == "oai-microsoft-keys":  # an OpenAI account that says it can bind storage
+            properties["capabilities"] = capable
+        elif name == "speech-microsoft-storage":  # a Speech account that says it cannot
+            properties["capabilities"] = [{"name": "CustomerManagedKey"}]
+    path = tmp_path / "whatif.json"
+    path.write_text(json.dumps(whatif))
+    emulator = serve(estate_from_whatif(path))
+    result = run_scan(
+        ScanRequest(
+            paths=(),
+            live=LiveScope(all_subscriptions=True),
+            arm_endpoint=emulator.endpoint,
+            fail_on="none",
+            today=FIXTURE_DATE,
+            select=("AZAI-107",),
+            rule_options=("AZAI-107:owned_storage=true",),
+        )
+    )
+    assert {f.resource.name for f in result.findings} == {"ws-hbi-plain", "oai-microsoft-keys"}
+    assert "speech-microsoft-storage" in {r.name for _, r in result.passed}
+    assert emulator.writes() == []

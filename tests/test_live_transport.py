@@ -9,17 +9,22 @@ import select
 import socket
 import socketserver
 import threading
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlsplit
 
 import pytest
+from azure.core.credentials import AccessTokenInfo
 
 from scanner.emulator.estate import generate_estate
 from scanner.engine.registry import every_live_read, load_checks
 from scanner.sources.live.clients import ClientFactory
 from scanner.sources.live.collect import LiveScope, Progress, collect_live
+from scanner.sources.live.redaction import TOKEN_REFRESH_MARGIN, RecordingCredential, Redactor
 from tests.test_live import live_scan
 
+SCOPE = "https://management.azure.com/.default"
 PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
 
 
@@ -141,3 +146,33 @@ def test_an_endpoint_the_trusted_bundle_does_not_vouch_for_is_refused(serve, mon
     assert [gap.scope for gap in result.coverage] == ["/subscriptions"]
     assert "CERTIFICATE_VERIFY_FAILED" in str(result.coverage[0].reason)
     assert [r.path for r in emulator.log[before:] if r.path != "/msi/token"] == []
+
+
+class _CountingCredential:
+    """A credential like the Azure CLI's: every call fetches (here: counts) a fresh token."""
+
+    def __init__(self, lifetime: float) -> None:
+        self.calls: list[dict[str, object]] = []
+        self.lifetime = lifetime
+        self.lock = threading.Lock()
+
+    def get_token_info(self, *scopes: str, options: dict[str, object] | None = None) -> AccessTokenInfo:
+        with self.lock:
+            self.calls.append(dict(options or {}))
+            return AccessTokenInfo(f"token-{len(self.calls)}", int(time.time() + self.lifetime))
+
+
+def test_one_token_is_shared_by_every_client_until_it_nears_expiry() -> None:
+    """Each client's policy asks for a token; 32 threads asking at once make one fetch."""
+    inner = _CountingCredential(lifetime=3600)
+    credential = RecordingCredential(inner, Redactor())
+    with ThreadPoolExecutor(max_workers=32) as pool:
+        tokens = set(pool.map(lambda _: credential.get_token_info(SCOPE).token, range(200)))
+    assert tokens == {"token-1"} and len(inner.calls) == 1
+    # a continuous-access challenge carries claims: it always reaches the credential
+    assert credential.get_token_info(SCOPE, options={"claims": "{}"}).token == "token-2"
+    assert credential.get_token_info(SCOPE).token == "token-1"
+    # a token within the refresh margin of expiry is fetched again
+    soon = _CountingCredential(lifetime=TOKEN_REFRESH_MARGIN - 1)
+    credential = RecordingCredential(soon, Redactor())
+    assert [credential.get_token_info(SCOPE).token for _ in range(2)] == ["token-1", "token-2"]

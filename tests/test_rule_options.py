@@ -59,13 +59,13 @@ def failing(rule: str, *options: str) -> set[str]:
             "AZAI-107",
             "required=true",
             {"ws-hbi-plain"},
-            {"ws-hbi-plain", "ws-standard", "oai-microsoft-keys", "speech-owned-storage"},
+            {"ws-hbi-plain", "ws-standard", "oai-microsoft-keys", "speech-owned-storage", "speech-microsoft-storage"},
         ),
         (
             "AZAI-107",
             "owned_storage=true",
             {"ws-hbi-plain"},
-            {"ws-hbi-plain", "oai-microsoft-keys"},
+            {"ws-hbi-plain", "speech-microsoft-storage"},
         ),
         (
             "AZAI-203",

@@ -178,15 +178,24 @@ def _environment(variables: dict[str, str]) -> Iterator[None]:
                 os.environ[key] = value
 
 
-def _collect_garbage_rarely() -> None:
+@contextlib.contextmanager
+def _collecting_garbage_rarely() -> Iterator[None]:
     """A scan builds hundreds of thousands of small dicts and strings that all live to its end,
     and makes few reference cycles; with the default thresholds the collector walks that
     growing heap about a thousand times in a live scan of 200 subscriptions (3 % of its CPU).
-    The modules loaded so far are frozen out of collection, and collections run 30x rarer."""
+    While the scan runs, the objects loaded before it are frozen out of collection and
+    collections run 30x rarer; both are undone after it, so a process that scans again (a test
+    runner, an embedding tool) keeps its own collector settings and frees what it freed before."""
     import gc
 
+    thresholds = gc.get_threshold()
     gc.freeze()
     gc.set_threshold(20_000, 20, 20)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)
+        gc.unfreeze()
 
 
 @main.command()
@@ -223,7 +232,6 @@ def scan(
     """
     from scanner.pipeline.scan import ScanRequest, run_scan
 
-    _collect_garbage_rarely()
     request = ScanRequest(paths=paths, skip_unknown=skip_unknown, **request_fields(shared))
     request.progress = request.progress and not view.quiet
     if not paths and not request.live.requested:
@@ -231,10 +239,11 @@ def scan(
             "give a PATH to scan, or a live scope (--subscription, --management-group, --all-subscriptions)"
         )
     targets = pair_outputs(formats, outputs)
-    result = run_scan(request)
-    if not result.inputs:  # only --skip-unknown lets a scan of nothing get here
-        _stderr_line("warning", "nothing to scan (--skip-unknown): no Terraform plan, ARM template or what-if JSON")
-    write_reports(result, targets, repo_root, view, max_bytes)
+    with _collecting_garbage_rarely():
+        result = run_scan(request)
+        if not result.inputs:  # only --skip-unknown lets a scan of nothing get here
+            _stderr_line("warning", "nothing to scan (--skip-unknown): no Terraform plan, ARM template or what-if JSON")
+        write_reports(result, targets, repo_root, view, max_bytes)
     sys.exit(exit_code(result))
 
 

@@ -220,7 +220,7 @@ class Collector:
         factory: ClientFactory,
         progress: Progress,
         needs: LiveNeeds,
-        workers: int = 64,
+        workers: int = 32,
     ) -> None:
         self.factory = factory
         self.progress = progress

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from typing import Any
 
 REDACTED = "[REDACTED]"
+TOKEN_REFRESH_MARGIN = 300  # seconds before expiry at which a shared token is fetched again
 _BEARER = re.compile(r"(?i)\bBearer\s+[A-Za-z0-9._~+/=-]+")
 # Three base64url segments whose header is a JSON object ("eyJ" is base64 for '{"'): RFC 7519 §3.
 _JWT = re.compile(r"\beyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*")
@@ -52,21 +54,44 @@ class Redactor:
 
 
 class RecordingCredential:
-    """The scan's credential, telling the redactor every token it hands to the pipeline."""
+    """The scan's credential, telling the redactor every token it hands to the pipeline.
+
+    It also shares one token among the scan's clients. Each azure-mgmt client's
+    authentication policy keeps its own token, and a scan builds a client per service and
+    subscription, so without this every client would ask the credential again; with the Azure
+    CLI credential that is one ``az`` process per client, started by up to 32 threads at once.
+    A token is reused until five minutes before it expires; a request that carries claims (a
+    continuous-access challenge) always goes to the credential."""
 
     def __init__(self, inner: Any, redactor: Redactor) -> None:
         self.inner = inner
         self.redactor = redactor
+        self._tokens: dict[tuple[Any, ...], Any] = {}
+        self._lock = threading.Lock()
+
+    def _shared(self, key: tuple[Any, ...], fetch: Any) -> Any:
+        with self._lock:  # one thread fetches; the others wait for its token instead of asking too
+            token = self._tokens.get(key)
+            if token is None or token.expires_on - time.time() < TOKEN_REFRESH_MARGIN:
+                token = self._tokens[key] = fetch()
+                self.redactor.remember(token.token)
+            return token
 
     def get_token(self, *scopes: str, **kwargs: Any) -> Any:
-        issued = self.inner.get_token(*scopes, **kwargs)
-        self.redactor.remember(issued.token)
-        return issued
+        if kwargs.get("claims"):
+            issued = self.inner.get_token(*scopes, **kwargs)
+            self.redactor.remember(issued.token)
+            return issued
+        key = ("token", scopes, tuple(sorted((k, repr(v)) for k, v in kwargs.items())))
+        return self._shared(key, lambda: self.inner.get_token(*scopes, **kwargs))
 
     def get_token_info(self, *scopes: str, options: Any = None) -> Any:
-        issued = self.inner.get_token_info(*scopes, options=options)
-        self.redactor.remember(issued.token)
-        return issued
+        if options and options.get("claims"):
+            issued = self.inner.get_token_info(*scopes, options=options)
+            self.redactor.remember(issued.token)
+            return issued
+        key = ("info", scopes, tuple(sorted((k, repr(v)) for k, v in (options or {}).items())))
+        return self._shared(key, lambda: self.inner.get_token_info(*scopes, options=options))
 
     def close(self) -> None:
         self.inner.close()
