@@ -10,6 +10,7 @@ import pytest
 
 from scanner.errors import InputError
 from scanner.model.unknown import Unknown
+from scanner.pipeline.scan import ScanRequest, run_scan
 from scanner.sources import load_file
 from scanner.sources.terraform.plan import PlanReader
 from tests.conftest import run_cli, scan
@@ -594,3 +595,39 @@ def test_many_updates_find_their_targets_in_one_index(tmp_path: Path, monkeypatc
     merged = [r for r in loaded.inventory.resources if r.get("properties.minimumTlsVersion") == "TLS1_2"]
     assert len(merged) == accounts
     assert calls <= 10 * accounts  # linear: a constant number of ids per instance
+
+
+def test_ai_services_customer_managed_key_counts_and_its_storage_block_does_not(tmp_path: Path) -> None:
+    """azurerm_ai_services sends `customer_managed_key` to ARM (its expandCustomerManagedKey) but
+    never sends `storage`: with both AZAI-107 options on, the keyed account passes the key check
+    and both fail the storage check, declared block or not."""
+    base = {"location": "East US", "resource_group_name": "rg", "sku_name": "S0"}
+    key = [{"key_vault_key_id": "https://kv.vault.azure.net/keys/cmk/0123", "identity_client_id": "c"}]
+    storage = [
+        {"storage_account_id": "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/st"}
+    ]
+    path = plan(
+        tmp_path,
+        [
+            change(
+                "azurerm_ai_services.keyed",
+                "azurerm_ai_services",
+                {**base, "name": "ais-keyed", "customer_managed_key": key, "storage": storage},
+                ["create"],
+            ),
+            change("azurerm_ai_services.plain", "azurerm_ai_services", {**base, "name": "ais-plain"}, ["create"]),
+        ],
+    )
+    result = run_scan(
+        ScanRequest(
+            paths=[str(path)],
+            select=("AZAI-107",),
+            rule_options=("AZAI-107:required=true", "AZAI-107:owned_storage=true"),
+        )
+    )
+    paths = {(f.resource.name, f.violation.path) for f in result.findings}
+    assert paths == {
+        ("ais-keyed", "properties.userOwnedStorage"),
+        ("ais-plain", "properties.userOwnedStorage"),
+        ("ais-plain", "properties.encryption.keySource"),
+    }

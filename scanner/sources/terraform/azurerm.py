@@ -456,6 +456,8 @@ MAPPINGS: dict[str, TypeMap] = {
             A("network_acls.0.default_action", "properties.networkAcls.defaultAction"),
             A("custom_subdomain_name", "properties.customSubDomainName"),
             A("outbound_network_access_restricted", "properties.restrictOutboundNetworkAccess"),
+            # The provider sends the key (expandCustomerManagedKey); it does not send `storage`.
+            A("customer_managed_key", "properties.encryption.keySource", account_encryption),
         ),
         constants={"kind": "AIServices"},
     ),
