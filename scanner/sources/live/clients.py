@@ -15,6 +15,7 @@ import functools
 import importlib
 import logging
 import os
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -30,12 +31,13 @@ CLOUDS = {
     "AzureUSGovernment": ("https://management.usgovcloudapi.net", "login.microsoftonline.us"),
     "AzureChinaCloud": ("https://management.chinacloudapi.cn", "login.chinacloudapi.cn"),
 }
-GRAPH_PATH = "/providers/microsoft.resourcegraph/resources"
+GRAPH_PATH = "/providers/microsoft.resourcegraph/resources"  # lower case, for matching
+GRAPH_QUERY_PATH = "/providers/Microsoft.ResourceGraph/resources"
+GRAPH_API = "2021-03-01"
 # The azure-mgmt client of each service, imported on first use (start-up stays free of azure),
 # and whether it is built for a subscription.
 SERVICES = {
     "subscriptions": ("azure.mgmt.resource.subscriptions", "SubscriptionClient", False),
-    "graph": ("azure.mgmt.resourcegraph", "ResourceGraphClient", False),
     "resources": ("azure.mgmt.resource.resources", "ResourceManagementClient", True),
     "compute": ("azure.mgmt.compute", "ComputeManagementClient", True),
     "containers": ("azure.mgmt.containerservice", "ContainerServiceClient", True),
@@ -102,6 +104,10 @@ def endpoint_proxies(endpoint: str) -> dict[str, str]:
     return dict(requests.utils.get_environ_proxies(endpoint, no_proxy=None))
 
 
+# An absolute http(s) URL of printable ASCII with no space: nothing for requests to encode.
+_PLAIN_URL = re.compile(r"https?://[!-~]+")
+
+
 @functools.cache
 def _session_class() -> type:
     import requests
@@ -110,7 +116,10 @@ def _session_class() -> type:
         """A session that sends each request as azure-core built it. A scan uses no cookies,
         ``.netrc``, hooks or redirects (azure-core follows those itself), so requests' merging
         of session and environment settings and its cookie handling, a third of its CPU per
-        request, are skipped; the URL, headers and body are prepared as requests does."""
+        request, are skipped; the headers and body are prepared as requests does. A URL that
+        is already plain printable ASCII (what azure-core builds, and ARM's next links) is sent
+        as it is: requests would parse, IDNA-encode and requote it again, 3 % of a live scan's
+        CPU; any other URL goes through requests' preparation."""
 
         def request(  # type: ignore[override]
             self,
@@ -128,7 +137,10 @@ def _session_class() -> type:
         ) -> Any:
             prepared = requests.PreparedRequest()
             prepared.prepare_method(method)
-            prepared.prepare_url(url, None)
+            if isinstance(url, str) and _PLAIN_URL.fullmatch(url):
+                prepared.url = url
+            else:
+                prepared.prepare_url(url, None)
             prepared.prepare_headers(headers)
             prepared.prepare_body(data, files)
             return self.get_adapter(url).send(
@@ -165,6 +177,29 @@ def _transport(limits: RateLimits, verify: str | bool, boundary: Boundary, proxi
     session.mount("https://", bounded_adapter(boundary))
     session.mount("http://", bounded_adapter(boundary))
     return ReadOnlyTransport(session=session, session_owner=False, connection_verify=verify)
+
+
+def request_id_policy() -> Any:
+    """Sets ``x-ms-client-request-id`` on every request, as azure-core's RequestIdPolicy does,
+    from a random GUID prefix and a counter: one GUID per request, unique in and across scans,
+    for Azure support to trace a call by. RequestIdPolicy builds a time-based UUID per request,
+    2 % of a live scan's CPU."""
+    import itertools
+    import uuid
+
+    from azure.core.pipeline.policies import SansIOHTTPPolicy
+
+    class SequentialRequestIds(SansIOHTTPPolicy[Any, Any]):
+        def __init__(self) -> None:
+            self.prefix = str(uuid.uuid4())[:24]  # "xxxxxxxx-xxxx-4xxx-yxxx-": the last 12 digits count
+            self.next = itertools.count(1).__next__  # one C call: safe across threads
+
+        def on_request(self, request: Any) -> None:
+            headers = request.http_request.headers
+            if "x-ms-client-request-id" not in headers:
+                headers["x-ms-client-request-id"] = f"{self.prefix}{self.next() % 16**12:012x}"
+
+    return SequentialRequestIds()
 
 
 class ClientFactory:
@@ -220,7 +255,7 @@ class ClientFactory:
         from scanner import __version__
 
         return [
-            policies.RequestIdPolicy(),
+            request_id_policy(),
             policies.UserAgentPolicy(user_agent=f"azai/{__version__}"),
             policies.ContentDecodePolicy(),
             policies.RedirectPolicy(),
@@ -259,9 +294,6 @@ class ClientFactory:
 
     def subscriptions(self) -> Any:
         return self._client("subscriptions")
-
-    def graph(self) -> Any:
-        return self._client("graph")
 
     def resources(self, subscription: str) -> Any:
         return self._client("resources", subscription)

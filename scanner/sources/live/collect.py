@@ -44,7 +44,7 @@ from scanner.model.unknown import Unknown
 from scanner.model.vmsizes import SizeCatalog
 from scanner.sources.live import shapes
 from scanner.sources.live.boundary import BoundaryError, Limits, PageTrail, ScanTimeout, every_item
-from scanner.sources.live.clients import ClientFactory
+from scanner.sources.live.clients import GRAPH_API, GRAPH_QUERY_PATH, ClientFactory
 from scanner.sources.live.metrics import LiveUtilization, collect_utilization
 
 # The types Resource Graph holds in full that the collector knows: what it discovers for a rule
@@ -303,21 +303,19 @@ class Collector:
     ) -> Iterator[list[dict[str, Any]]]:
         """Resource Graph result pages, following ``skip_token`` (held to a `PageTrail`), each
         row with string ``columns``; a failure ends them with a gap."""
-        from azure.mgmt.resourcegraph.models import QueryRequest, QueryRequestOptions
-
-        client = self.factory.graph()
+        client = self.factory.subscriptions()
         trail = PageTrail(self.boundary.limits)
         token: str | None = None
         while True:
-            request = QueryRequest(
-                query=query,
-                subscriptions=subscriptions,
-                management_groups=management_groups,
-                options=QueryRequestOptions(
-                    top=PAGE_SIZE, skip_token=token, result_format="objectArray", allow_partial_scopes=True
-                ),
-            )
-            page = self._guard(scope, functools.partial(self._graph_page, client, request, columns, trail), gaps)
+            options: dict[str, Any] = {"$top": PAGE_SIZE, "resultFormat": "objectArray", "allowPartialScopes": True}
+            if token:
+                options["$skipToken"] = token
+            body: dict[str, Any] = {"query": query, "options": options}  # neither scope: the tenant
+            if subscriptions is not None:
+                body["subscriptions"] = subscriptions
+            if management_groups is not None:
+                body["managementGroups"] = management_groups
+            page = self._guard(scope, functools.partial(self._graph_page, client, body, columns, trail), gaps)
             if page is None:
                 return
             rows, token = page
@@ -327,9 +325,18 @@ class Collector:
 
     @staticmethod
     def _graph_page(
-        client: Any, request: Any, columns: tuple[str, ...], trail: PageTrail
+        client: Any, body: dict[str, Any], columns: tuple[str, ...], trail: PageTrail
     ) -> tuple[list[dict[str, Any]], str | None]:
-        rows, token = shapes.graph_page(client.resources(request), columns)
+        """One page of a Resource Graph query (REST API 2021-03-01, ``POST
+        /providers/Microsoft.ResourceGraph/resources``), sent raw through a tenant-scope client's
+        pipeline and read as JSON. azure-mgmt-resourcegraph's typed call deserialized every row of
+        ``data`` field by field into the same dicts: 3 % of a live scan's CPU, for nothing."""
+        from azure.core.rest import HttpRequest
+
+        request = HttpRequest("POST", GRAPH_QUERY_PATH, params={"api-version": GRAPH_API}, json=body)
+        response = client.send_request(request)
+        response.raise_for_status()
+        rows, token = shapes.graph_page(shapes.json_body(response), columns)
         return rows, trail.follow(token) if token else None
 
     def discover(self, subscriptions: list[str], pool: Executor) -> list[dict[str, Any]]:

@@ -18,7 +18,6 @@ LIVE_MODULES = (
     "azure.identity",
     "azure.mgmt.resource",
     "azure.mgmt.resource.subscriptions",
-    "azure.mgmt.resourcegraph",
     "azure.mgmt.compute",
     "azure.mgmt.containerservice",
     "azure.mgmt.machinelearningservices",

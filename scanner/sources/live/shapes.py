@@ -1,7 +1,7 @@
 """The shapes azai relies on in live answers, checked where it reads them.
 
-The SDK validates little: a raw ``send_request`` answer is whatever JSON came back, and even a
-typed model's ``data`` or ``skip_token`` is whatever the server put there. Each reader below
+The SDK validates little: a raw ``send_request`` answer (every list and Resource Graph page)
+is whatever JSON came back, and even a typed model's fields are whatever the server put there. Each reader below
 accepts the shape the API reference promises and raises `BoundaryError` on anything else, so a
 broken or hostile answer becomes a coverage gap instead of a crash, and an answer that cannot
 be true (an empty Resource Graph body) is never read as "nothing there".
@@ -95,17 +95,17 @@ def same_model(entry: dict[str, Any], deployment: dict[str, Any]) -> bool:
     return len(formats) <= 1
 
 
-def graph_page(response: Any, columns: tuple[str, ...]) -> tuple[list[dict[str, Any]], str | None]:
+def graph_page(body: Any, columns: tuple[str, ...]) -> tuple[list[dict[str, Any]], str | None]:
     """A Resource Graph answer in ``objectArray`` format: its rows, each with string
-    ``columns``, and its ``$skipToken``. An empty body deserializes to None: Resource Graph
-    always answers with ``data``, so that is a broken answer, never zero resources."""
-    data = getattr(response, "data", None)
+    ``columns``, and its ``$skipToken``. Resource Graph always answers with ``data``, so an
+    answer without it is broken, never zero resources."""
+    data = body.get("data") if isinstance(body, dict) else None
     if not isinstance(data, list):
         raise BoundaryError("Resource Graph answered without a 'data' array")
     for row in data:
         if not isinstance(row, dict) or not all(isinstance(row.get(c), str) for c in columns):
             raise BoundaryError(f"a Resource Graph row lacks one of {', '.join(columns)}")
-    token = getattr(response, "skip_token", None)
+    token = body.get("$skipToken")
     if token is not None and not isinstance(token, str):
         raise BoundaryError(f"Resource Graph's $skipToken is {_describe(token)}")
     return data, token or None
