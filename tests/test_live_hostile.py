@@ -428,3 +428,16 @@ def test_server_text_is_redacted_before_it_is_quoted(text: str, redacted: str) -
     redactor.remember("secret-token-1")
     assert redactor.text(text) == redacted
     assert redactor.scrub(text.encode()) == text.replace("secret-token-1", "[REDACTED]").encode()
+
+
+@pytest.mark.parametrize("status", [204, 302])
+def test_a_resource_graph_answer_other_than_200_is_a_gap_with_its_status(serve, tmp_path: Path, status: int) -> None:  # type: ignore[no-untyped-def]
+    """The query is sent raw now; as the typed call did, only a 200 is an answer: a 204 or a
+    redirect (which azure-core does not follow for a POST) is a gap that names its status."""
+    emulator = serve(estate(), Faults(answers={GRAPH: Answer(status, b"", {"Location": "/elsewhere"})}))
+    done = run_cli("scan", "--arm-endpoint", emulator.endpoint, "--all-subscriptions", "--format", "json", cwd=tmp_path)
+    assert done.returncode == 3, done.stderr
+    report = json.loads(done.stdout)
+    assert [(g["scope"], g["status"]) for g in report["coverage"]] == [
+        ("/subscriptions/00000000-0000-0000-0000-0000000000a1", status)
+    ]

@@ -202,6 +202,7 @@ def test_every_request_gets_its_own_client_request_id() -> None:
         ids = list(pool.map(one, range(2000)))
     guid = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
     assert len(set(ids)) == 2000 and all(guid.fullmatch(i) for i in ids)
+    assert request_id_policy().prefix != policy.prefix  # each client's policy draws its own
     given = PipelineRequest(
         HttpRequest("GET", "https://x", headers={"x-ms-client-request-id": "mine"}), PipelineContext(None)
     )

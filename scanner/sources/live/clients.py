@@ -104,7 +104,8 @@ def endpoint_proxies(endpoint: str) -> dict[str, str]:
     return dict(requests.utils.get_environ_proxies(endpoint, no_proxy=None))
 
 
-# An absolute http(s) URL of printable ASCII with no space: nothing for requests to encode.
+# An absolute http(s) URL of printable ASCII with no space: what azure-core builds and ARM links
+# are. requests would requote it; urllib3 still encodes any character a request line cannot hold.
 _PLAIN_URL = re.compile(r"https?://[!-~]+")
 
 
@@ -183,7 +184,12 @@ def request_id_policy() -> Any:
     """Sets ``x-ms-client-request-id`` on every request, as azure-core's RequestIdPolicy does,
     from a random GUID prefix and a counter: one GUID per request, unique in and across scans,
     for Azure support to trace a call by. RequestIdPolicy builds a time-based UUID per request,
-    2 % of a live scan's CPU."""
+    2 % of a live scan's CPU. Each policy (one per client) draws its own prefix."""
+    return _request_id_class()()
+
+
+@functools.cache
+def _request_id_class() -> type:
     import itertools
     import uuid
 
@@ -192,14 +198,14 @@ def request_id_policy() -> Any:
     class SequentialRequestIds(SansIOHTTPPolicy[Any, Any]):
         def __init__(self) -> None:
             self.prefix = str(uuid.uuid4())[:24]  # "xxxxxxxx-xxxx-4xxx-yxxx-": the last 12 digits count
-            self.next = itertools.count(1).__next__  # one C call: safe across threads
+            self.next = itertools.count(1).__next__  # one C call, atomic under the GIL
 
         def on_request(self, request: Any) -> None:
             headers = request.http_request.headers
             if "x-ms-client-request-id" not in headers:
                 headers["x-ms-client-request-id"] = f"{self.prefix}{self.next() % 16**12:012x}"
 
-    return SequentialRequestIds()
+    return SequentialRequestIds
 
 
 class ClientFactory:
