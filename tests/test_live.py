@@ -23,10 +23,20 @@ from tests.conftest import FIXTURE_DATE, FIXTURES, ROOT, run_cli, scan
 from tests.live_estates import estate_from_whatif
 
 
-def live_scan(emulator: Emulator, **scope: object) -> ScanResult:
+def live_scan(
+    emulator: Emulator, *, select: tuple[str, ...] = (), rule_options: tuple[str, ...] = (), **scope: object
+) -> ScanResult:
     live = LiveScope(**scope) if scope else LiveScope(all_subscriptions=True)  # type: ignore[arg-type]
     return run_scan(
-        ScanRequest(paths=(), live=live, arm_endpoint=emulator.endpoint, fail_on="none", today=FIXTURE_DATE)
+        ScanRequest(
+            paths=(),
+            live=live,
+            arm_endpoint=emulator.endpoint,
+            fail_on="none",
+            today=FIXTURE_DATE,
+            select=select,
+            rule_options=rule_options,
+        )
     )
 
 
@@ -456,17 +466,7 @@ def test_owned_storage_judges_the_capabilities_an_account_reports(serve, tmp_pat
     path = tmp_path / "whatif.json"
     path.write_text(json.dumps(whatif))
     emulator = serve(estate_from_whatif(path))
-    result = run_scan(
-        ScanRequest(
-            paths=(),
-            live=LiveScope(all_subscriptions=True),
-            arm_endpoint=emulator.endpoint,
-            fail_on="none",
-            today=FIXTURE_DATE,
-            select=("AZAI-107",),
-            rule_options=("AZAI-107:owned_storage=true",),
-        )
-    )
+    result = live_scan(emulator, select=("AZAI-107",), rule_options=("AZAI-107:owned_storage=true",))
     assert {f.resource.name for f in result.findings} == {"ws-hbi-plain", "oai-microsoft-keys"}
     assert "speech-microsoft-storage" in {r.name for _, r in result.passed}
     assert emulator.writes() == []
