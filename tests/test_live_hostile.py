@@ -240,6 +240,11 @@ def test_a_retry_after_that_is_not_a_time_falls_back_to_bounded_retries(serve) -
         ({"Retry-After": "nan"}, None),
         ({"Retry-After": "-4"}, None),
         ({"retry-after-ms": "Fri, 31 Dec 9999 23:59:59 GMT"}, None),
+        ({"x-ms-user-quota-resets-after": "00:00:03"}, 3.0),
+        ({"x-ms-user-quota-resets-after": "00:01:00.5"}, 60.5),
+        ({"x-ms-user-quota-resets-after": "3"}, None),
+        ({"x-ms-user-quota-resets-after": "00:-1:00"}, None),
+        ({"Retry-After": "2", "x-ms-user-quota-resets-after": "00:00:09"}, 2.0),
         ({}, None),
     ],
 )
@@ -440,4 +445,26 @@ def test_a_resource_graph_answer_other_than_200_is_a_gap_with_its_status(serve, 
     report = json.loads(done.stdout)
     assert [(g["scope"], g["status"]) for g in report["coverage"]] == [
         ("/subscriptions/00000000-0000-0000-0000-0000000000a1", status)
+    ]
+
+
+def test_a_throttled_resource_graph_query_is_retried_as_its_quota_header_says(serve) -> None:  # type: ignore[no-untyped-def]
+    """Resource Graph throttles with x-ms-user-quota-resets-after, not Retry-After, and azure-core
+    retries no POST on a 429: the query reads, so it is retried like a GET, within the budget."""
+    resets = {"x-ms-user-quota-remaining": "0", "x-ms-user-quota-resets-after": "00:00:00"}
+    emulator = serve(estate(), Faults(answers={GRAPH: Answer(429, ERROR, resets)}))
+    before = len(emulator.log)
+    inventory = collect(emulator)
+    sent = [r for r in emulator.log[before:] if r.path.lower() == GRAPH]
+    assert len(sent) == 5  # the first try and azai's four retries
+    assert [(g.scope, g.status) for g in inventory.coverage] == [
+        ("/subscriptions/00000000-0000-0000-0000-0000000000a1", 429)
+    ]
+    # a reset further off than azai waits is a gap at once
+    emulator.serve(estate(), Faults(answers={GRAPH: Answer(429, ERROR, {"x-ms-user-quota-resets-after": "01:00:00"})}))
+    before = len(emulator.log)
+    inventory = collect(emulator)
+    assert len([r for r in emulator.log[before:] if r.path.lower() == GRAPH]) == 1
+    assert [g.reason for g in inventory.coverage] == [
+        "the server asked to retry after 3,600 s; azai waits at most 60 s"
     ]

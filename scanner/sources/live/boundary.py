@@ -162,13 +162,26 @@ def every_item(pager: Any, limits: Limits) -> list[Any]:
 def retry_after(headers: Mapping[str, str]) -> float | None:
     """The wait a response asks for, in seconds: ``Retry-After`` as seconds or an HTTP date
     (RFC 9110 §10.2.3), else ``retry-after-ms`` / ``x-ms-retry-after-ms`` (milliseconds, a
-    number only). None when no header holds a usable value; ``inf`` for one too large to wait."""
+    number only), else Resource Graph's ``x-ms-user-quota-resets-after`` (``hh:mm:ss``: it
+    throttles with that header, not ``Retry-After``). None when no header holds a usable
+    value; ``inf`` for one too large to wait."""
     lowered = {k.lower(): v for k, v in headers.items()}
     seconds = _seconds(lowered.get("retry-after"))
     if seconds is None:
         seconds = _number(lowered.get("retry-after-ms") or lowered.get("x-ms-retry-after-ms"))
         seconds = None if seconds is None else seconds / 1000
+    if seconds is None:
+        seconds = _clock(lowered.get("x-ms-user-quota-resets-after"))
     return seconds
+
+
+def _clock(value: str | None) -> float | None:
+    """``hh:mm:ss`` (seconds may have a fraction) as seconds; None for anything else."""
+    parts = (value or "").strip().split(":")
+    if len(parts) != 3 or not all(p.replace(".", "", 1).isdigit() for p in parts):
+        return None
+    hours, minutes, seconds = (float(p) for p in parts)
+    return hours * 3600 + minutes * 60 + seconds
 
 
 def _seconds(value: str | None) -> float | None:

@@ -184,6 +184,9 @@ def graph_types(collected: frozenset[str]) -> list[str]:
     return known + sorted(wanted.difference(known))
 
 
+RETRIED_METHODS = frozenset({"GET", "HEAD", "POST"})  # POST: Resource Graph queries only
+
+
 def _kql(types: list[str]) -> str:
     listed = ", ".join(f"'{t}'" for t in types)
     return (
@@ -336,7 +339,9 @@ class Collector:
 
         accept = {"Accept": "application/json"}
         request = HttpRequest("POST", GRAPH_QUERY_PATH, params={"api-version": GRAPH_API}, json=body, headers=accept)
-        response = client.send_request(request)
+        # A query reads: retried like a GET (azure-core retries no POST on 429 or a dropped
+        # connection), within the same retry budget, waiting as x-ms-user-quota-resets-after says.
+        response = client.send_request(request, retry_on_methods=RETRIED_METHODS)
         if response.status_code != 200:  # as the typed call: any other answer, a 204 or 3xx too, is an error
             raise HttpResponseError(response=response)
         rows, token = shapes.graph_page(shapes.json_body(response), columns)
