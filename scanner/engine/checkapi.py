@@ -140,7 +140,10 @@ class CheckContext:
     options: Mapping[str, Any] = field(default_factory=dict)
     sizes: SizeCatalog = field(default_factory=SizeCatalog)
     utilization: UtilizationSource | None = None
-    prices: PriceBook = field(default_factory=PriceBook.load)
+    # The run's tables come from `evaluate`. A context built without them reads no file (drift
+    # builds one per compared pair and rule, and its rules price nothing): no price is known and
+    # no retirement date, so a cost is "unknown", never $0.
+    prices: PriceBook = field(default_factory=lambda: PriceBook({}, "no price table", ptu={}))
     # Drift rules compare a resource with its counterpart: the same resource in the base
     # snapshot, in the IaC that declares it, or before Terraform's refresh.
     drift: DriftPair | None = None
@@ -148,7 +151,7 @@ class CheckContext:
     # never read the clock themselves, so a test or a reproducible report can pin it.
     today: dt.date = field(default_factory=dt.date.today)
     # When model versions retire (the bundled table, or one ``azai models refresh`` wrote).
-    retirements: RetirementTable = field(default_factory=RetirementTable.load)
+    retirements: RetirementTable = field(default_factory=lambda: RetirementTable([], "no model retirement table"))
 
 
 @dataclass(frozen=True)
