@@ -31,8 +31,8 @@ CLOUDS = {
     "AzureUSGovernment": ("https://management.usgovcloudapi.net", "login.microsoftonline.us"),
     "AzureChinaCloud": ("https://management.chinacloudapi.cn", "login.chinacloudapi.cn"),
 }
-GRAPH_PATH = "/providers/microsoft.resourcegraph/resources"  # lower case, for matching
 GRAPH_QUERY_PATH = "/providers/Microsoft.ResourceGraph/resources"
+GRAPH_PATH = GRAPH_QUERY_PATH.lower()  # for matching lower-cased paths
 GRAPH_API = "2021-03-01"
 # The azure-mgmt client of each service, imported on first use (start-up stays free of azure),
 # and whether it is built for a subscription.

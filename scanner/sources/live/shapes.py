@@ -123,14 +123,9 @@ def metric_series(payload: Any) -> dict[str, list[float]]:
     """Azure Monitor ``metrics.list`` averages per dimension value ("" when the metric has no
     dimension). A sample that is not a finite number cannot be a utilization: the whole
     answer is refused, so the resource stays undetermined instead of looking idle or busy."""
-    if not isinstance(payload, dict) or not isinstance(payload.get("value"), list):
-        raise BoundaryError("the metrics answer has no 'value' array")
     out: dict[str, list[float]] = {}
-    for metric in _list(payload, "value"):
-        for series in _list(metric, "timeseries"):
-            key = next((str(m.get("value", "")) for m in _list(series, "metadatavalues")), "")
-            samples = [_sample(d.get("average")) for d in _list(series, "data")]
-            out[key.lower()] = [s for s in samples if s is not None]
+    for metric in _metrics(payload):
+        out.update(_series(metric, "average"))
     return out
 
 
@@ -144,20 +139,29 @@ def metric_series_by_name(payload: Any, fields: dict[str, str]) -> dict[str, dic
     the answer has none, so a reader can tell "published, nothing happened" from "not
     published". Samples that are not finite numbers refuse the whole answer, as in
     `metric_series`."""
-    if not isinstance(payload, dict) or not isinstance(payload.get("value"), list):
-        raise BoundaryError("the metrics answer has no 'value' array")
     out: dict[str, dict[str, list[float]]] = {}
-    for metric in _list(payload, "value"):
+    for metric in _metrics(payload):
         name = metric.get("name")
         value = name.get("value") if isinstance(name, dict) else None
-        if not isinstance(value, str) or value.lower() not in fields:
-            continue
-        field = fields[value.lower()]
-        series_by_key = out.setdefault(value.lower(), {})
-        for series in _list(metric, "timeseries"):
-            key = next((str(m.get("value", "")) for m in _list(series, "metadatavalues")), "")
-            samples = [_sample(d.get(field)) for d in _list(series, "data")]
-            series_by_key[key.lower()] = [s for s in samples if s is not None]
+        if isinstance(value, str) and value.lower() in fields:
+            out.setdefault(value.lower(), {}).update(_series(metric, fields[value.lower()]))
+    return out
+
+
+def _metrics(payload: Any) -> list[dict[str, Any]]:
+    """The metrics of a ``metrics.list`` answer, which must have a ``value`` array."""
+    if not isinstance(payload, dict) or not isinstance(payload.get("value"), list):
+        raise BoundaryError("the metrics answer has no 'value' array")
+    return _list(payload, "value")
+
+
+def _series(metric: dict[str, Any], field: str) -> dict[str, list[float]]:
+    """One metric's samples of aggregation ``field``, per (lower-case) dimension value."""
+    out: dict[str, list[float]] = {}
+    for series in _list(metric, "timeseries"):
+        key = next((str(m.get("value", "")) for m in _list(series, "metadatavalues")), "")
+        samples = [_sample(d.get(field)) for d in _list(series, "data")]
+        out[key.lower()] = [s for s in samples if s is not None]
     return out
 
 
