@@ -344,27 +344,26 @@ _KINDS = (
 
 
 def _judge(entry: _Entry, found: dict[str, list[tuple[_Entry, str, Any]]]) -> None:
-    """Record the entry under the kind of weakness it has, if any."""
+    """Record the entry under the kind of weakness it has, if any: a harm category that is off
+    or only annotates, or whose threshold is High; a prompt shield that is off or only annotates."""
     name = entry.name()
     if name in _HARM_KEYS:
-        enabled, blocking = known(entry.item.get("enabled")), known(entry.item.get("blocking"))
-        if enabled is False:
-            found.setdefault("harm-off", []).append((entry, f"{entry.path}.enabled", enabled))
-        elif blocking is False:
-            found.setdefault("harm-annotate", []).append((entry, f"{entry.path}.blocking", blocking))
-        else:
-            # allowedContentLevel is the same setting in api-versions before 2024-10-01.
-            field = "severityThreshold" if "severityThreshold" in entry.item else "allowedContentLevel"
-            threshold = known(entry.item.get(field))
-            if same_text(threshold, HIGH_THRESHOLD):
-                found.setdefault("threshold", []).append((entry, f"{entry.path}.{field}", threshold))
+        off, annotates = "harm-off", "harm-annotate"
     elif name in (_key(JAILBREAK), _key(INDIRECT_ATTACK)):
-        kind = "jailbreak" if name == _key(JAILBREAK) else "indirect"
-        enabled, blocking = known(entry.item.get("enabled")), known(entry.item.get("blocking"))
-        if enabled is False:
-            found.setdefault(kind, []).append((entry, f"{entry.path}.enabled", enabled))
-        elif blocking is False:
-            found.setdefault(kind, []).append((entry, f"{entry.path}.blocking", blocking))
+        off = annotates = "jailbreak" if name == _key(JAILBREAK) else "indirect"
+    else:
+        return
+    enabled, blocking = known(entry.item.get("enabled")), known(entry.item.get("blocking"))
+    if enabled is False:
+        found.setdefault(off, []).append((entry, f"{entry.path}.enabled", enabled))
+    elif blocking is False:
+        found.setdefault(annotates, []).append((entry, f"{entry.path}.blocking", blocking))
+    elif name in _HARM_KEYS:
+        # allowedContentLevel is the same setting in api-versions before 2024-10-01.
+        field = "severityThreshold" if "severityThreshold" in entry.item else "allowedContentLevel"
+        threshold = known(entry.item.get(field))
+        if same_text(threshold, HIGH_THRESHOLD):
+            found.setdefault("threshold", []).append((entry, f"{entry.path}.{field}", threshold))
 
 
 def _nil_base(policy: Resource, label: str, users: str, entries: list[_Entry]) -> Iterator[Violation]:

@@ -223,8 +223,6 @@ def global_deployment_residency(resource: Resource, ctx: CheckContext) -> Iterat
     policy = str(ctx.options.get("residency", DATA_ZONE)).strip().lower()
     if policy == "any":
         return
-    if policy not in POLICIES:
-        known(Unknown(f"residency option {policy!r} is not one of {', '.join(POLICIES)}"))
     resident = {normalize_location(r) for r in ctx.options.get("data_resident_regions", EU_DATA_ZONE)}
     if not resident:
         return

@@ -11,7 +11,7 @@ from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation
 from scanner.model import azure_types as T
 from scanner.model.needs import LiveRead
 from scanner.model.resources import Resource
-from scanner.model.unknown import Unknown, known
+from scanner.model.unknown import known
 
 VERSION = "properties.model.version"
 UPGRADE = "properties.versionUpgradeOption"
@@ -217,8 +217,6 @@ def _from_table(resource: Resource, ctx: CheckContext, model: str, version: str)
     sku: Any = None
     if table.depends_on_sku(model, version):
         sku = known(resource.get("sku.name"))
-        if isinstance(sku, Unknown):  # pragma: no cover - known() raised
-            return None, "", False
         if not isinstance(sku, str):
             sku = ""
     row = table.lookup(model, version, sku)
