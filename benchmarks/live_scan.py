@@ -31,7 +31,6 @@ from scanner.model import azure_types as T  # noqa: E402
 from scanner.model.needs import LiveNeeds, LiveRead  # noqa: E402
 from scanner.sources.live.collect import (  # noqa: E402
     ACCOUNT_CHILDREN,
-    CHILDREN_BY_KIND,
     GRAPH_TYPES,
     LISTED_UNDER,
     PAGE_SIZE,
@@ -39,6 +38,7 @@ from scanner.sources.live.collect import (  # noqa: E402
     collected_types,
     environment_reference,
     graph_types,
+    held_children,
     names_custom_filter,
 )
 
@@ -79,9 +79,7 @@ def _list_requests(estate: Estate, collected: frozenset[str]) -> int:
     for r in estate.resources:
         if r["type"].lower() != account:
             continue
-        kind = r.get("kind")
-        held = CHILDREN_BY_KIND.get(kind.lower(), frozenset()) if isinstance(kind, str) else frozenset(child_type)
-        wanted = {child for child in held if child_type[child] in collected}
+        wanted = {child for child in held_children(r.get("kind")) if child_type[child] in collected}
         deployments = estate.children.get((r["id"].lower(), "deployments"), [])
         if "raiPolicies" in wanted and "deployments" in wanted and not names_custom_filter(deployments):
             wanted.discard("raiPolicies")

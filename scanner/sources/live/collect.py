@@ -97,6 +97,16 @@ CHILDREN_BY_KIND = {
     "openai": frozenset({"deployments", "raiPolicies"}),
     "aiservices": frozenset(child for child, _ in ACCOUNT_CHILDREN),
 }
+
+
+def held_children(kind: Any) -> frozenset[str]:
+    """The children an account of ``kind`` can hold (`CHILDREN_BY_KIND`); every kind of child
+    when the account's kind is not given."""
+    if not isinstance(kind, str):
+        return CHILDREN_BY_KIND["aiservices"]
+    return CHILDREN_BY_KIND.get(kind.lower(), frozenset())
+
+
 DIAGNOSTICS_API = "2021-05-01-preview"
 ENVIRONMENT_TYPES = frozenset(t.lower() for t in (T.ENVIRONMENT_VERSION, T.REGISTRY_ENVIRONMENT_VERSION))
 # Types Resource Graph lacks that are listed per parent: child type -> the type it is listed under.
@@ -423,12 +433,11 @@ class Collector:
         """An AI services account's model deployments, content filters, Foundry projects and
         connections, and each project's connections: Resource Graph holds none of them."""
         subscription = account["subscriptionId"]
-        kind = account.get("kind")
-        held = CHILDREN_BY_KIND.get(kind.lower(), frozenset()) if isinstance(kind, str) else None
+        held = held_children(account.get("kind"))
         out: list[dict[str, Any]] = []
         deployments: list[dict[str, Any]] | None = None
         for child, child_type in ACCOUNT_CHILDREN:
-            if child_type.lower() not in self.collected or (held is not None and child not in held):
+            if child_type.lower() not in self.collected or child not in held:
                 continue
             if child == "raiPolicies" and deployments is not None and not names_custom_filter(deployments):
                 continue  # a content filter no deployment uses filters nothing: not worth a request
