@@ -167,12 +167,14 @@ def workspace_users(resource: Resource, ctx: CheckContext, path: str) -> list[Re
 
 def has_tag(resource: Resource, ctx: CheckContext, key_option: str, values_option: str) -> bool:
     """Whether the resource, or a parent, carries the tag the rule's options name (values compare
-    case-insensitively; an empty value list accepts any value)."""
+    case-insensitively; an empty value list accepts any value). AML's proxy resources (schedules,
+    jobs) have no ARM ``tags``: their own are ``properties.tags``, which count too."""
     key = str(ctx.options.get(key_option, "")).lower()
     values = {str(v).lower() for v in ctx.options.get(values_option, [])}
     current: Resource | None = resource
     while current is not None:
-        for tag, value in current.tags.items():
+        own = current.get("properties.tags")
+        for tag, value in (*current.tags.items(), *(own.items() if isinstance(own, dict) else ())):
             if tag.lower() == key and (not values or str(value).lower() in values):
                 return True
         current = ctx.inventory.parent(current)

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from checks._common import WAF_AI, has_tag, rule_page, same_text
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from scanner.model import amljobs
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
 from scanner.model.unknown import known
@@ -17,7 +18,7 @@ from scanner.model.unknown import known
     title="Interruptible training runs on dedicated capacity where low-priority would do",
     pillar=Pillar.COST,
     severity=Severity.LOW,
-    resource_types=(T.COMPUTE,),
+    resource_types=(T.COMPUTE, T.ML_SCHEDULE),
     reads=(T.WORKSPACE,),  # the exemption tag may be on the workspace
     principle=Principle(
         "Use spot or low-priority capacity for interruptible training and batch work, which can checkpoint and resume.",
@@ -26,7 +27,10 @@ from scanner.model.unknown import known
     remediation=Remediation(
         terraform='azurerm_machine_learning_compute_cluster: vm_priority = "LowPriority" (or tag the cluster '
         'interruptible = "false" when jobs cannot be interrupted)',
-        bicep="computes (AmlCompute): properties: { properties: { vmPriority: 'LowPriority' } }",
+        bicep=(
+            "computes (AmlCompute): properties: { properties: { vmPriority: 'LowPriority' } }; schedules: "
+            "jobDefinition: { queueSettings: { jobTier: 'Spot' } }"
+        ),
         cli="az ml compute create --type AmlCompute --tier low_priority ...",
         terraform_code="""\
             resource "azurerm_machine_learning_compute_cluster" "train" {
@@ -58,24 +62,38 @@ from scanner.model.unknown import known
     options={"exempt_tag": "interruptible", "exempt_values": ["false", "no"]},
 )
 def dedicated_training(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
-    """An AML compute cluster on dedicated capacity. Compute clusters run training, fine-tuning
-    and batch jobs, which checkpoint and retry; low-priority nodes cost a fraction of the price.
+    """An AML compute cluster on dedicated capacity, or a schedule that re-runs a serverless job
+    on the dedicated tier. Compute clusters run training, fine-tuning and batch jobs, which
+    checkpoint and retry, and a job a schedule re-runs is by definition work that can wait for
+    its next run; low-priority (Spot) capacity costs a fraction of the price.
 
     ## What fails
 
-    An `AmlCompute` cluster whose `properties.properties.vmPriority` is `Dedicated` (or absent,
-    which means Dedicated), unless it carries the exemption tag (option `exempt_tag`, default
-    `interruptible`, with a value from `exempt_values`, default `false`, `no`) on itself or its
-    workspace. GPU clusters are reported at **medium** severity.
+    - An `AmlCompute` cluster whose `properties.properties.vmPriority` is `Dedicated` (or
+      absent, which means Dedicated).
+    - An enabled schedule (`workspaces/schedules`) whose `CreateJob` action runs on serverless
+      compute (no `computeId`) with `queueSettings.jobTier` other than `Spot`: `Standard` (the
+      documented default when unset), `Basic` or `Premium`.
+
+    Either is exempt when it carries the exemption tag (option `exempt_tag`, default
+    `interruptible`, with a value from `exempt_values`, default `false`, `no`) on itself (a
+    schedule's tags are its `properties.tags`) or its workspace. GPU clusters and jobs on a GPU
+    `instanceType` (a sweep's `trial.resources.instanceType`) are reported at **medium**
+    severity.
 
     ## What passes
 
-    `LowPriority` clusters, exempted clusters, and other compute types (instances serve
-    interactive work, which must not be evicted).
+    `LowPriority` clusters, `Spot` scheduled jobs, exempted ones, schedules whose jobs run on a
+    cluster (the cluster is judged), disabled schedules, schedules whose trigger `endTime` has
+    passed, schedules that invoke batch endpoints or create monitors, and other compute types
+    (instances serve interactive work, which must not be evicted). A pipeline counts as
+    serverless when its `settings.default_compute` is `serverless`; its steps' own settings are
+    not read.
 
     ## Undetermined when
 
-    The compute type, priority or VM size is unknown before deploy.
+    The compute type, priority, VM size, job definition or tier is unknown before deploy, or a
+    scheduled pipeline names no default compute.
 
     ## Options
 
@@ -86,6 +104,9 @@ def dedicated_training(resource: Resource, ctx: CheckContext) -> Iterator[Violat
     Low-priority capacity is priced far below dedicated, and training frameworks already
     checkpoint. Deadline-bound or non-restartable jobs are the exception, and the tag says so.
     """
+    if resource.type_key == T.ML_SCHEDULE.lower():
+        yield from _scheduled_job(resource, ctx)
+        return
     if not same_text(known(resource.get("properties.computeType")), "AmlCompute"):
         return
     priority = known(resource.get("properties.properties.vmPriority", "Dedicated"))
@@ -98,4 +119,21 @@ def dedicated_training(resource: Resource, ctx: CheckContext) -> Iterator[Violat
         priority,
         "LowPriority",
         Severity.MEDIUM if gpu else None,
+    )
+
+
+def _scheduled_job(schedule: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    definition = amljobs.scheduled_serverless_job(schedule, ctx.today)
+    if definition is None:
+        return
+    tier = amljobs.job_tier(definition)
+    if tier == amljobs.SPOT_TIER or has_tag(schedule, ctx, "exempt_tag", "exempt_values"):
+        return
+    size = amljobs.instance_type(definition)
+    yield Violation(
+        f"Schedule '{schedule.name}' re-runs a serverless job on the {tier} (dedicated) tier",
+        "properties.action.jobDefinition.queueSettings.jobTier",
+        tier,
+        "Spot",
+        Severity.MEDIUM if size is not None and ctx.sizes.is_gpu(size) else None,
     )

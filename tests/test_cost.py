@@ -72,11 +72,23 @@ def test_waste_arithmetic_matches_hand_computed_values() -> None:
 def test_totals_group_by_rule_group_and_inherited_owner_and_count_plans() -> None:
     result = scan(FIXTURES / "demo" / "plan.json")
     summary = summarize(result)
-    assert summary.total_monthly_usd == 5655.25 and summary.added_by_plans_usd == 5655.25
-    assert summary.by_rule == {"AZAI-201 always-on-compute": 5655.25}
-    assert summary.by_resource_group == {"rg-ai": 5655.25}
-    assert summary.by_owner == {"ml-platform": 2973.96, "(untagged)": 2681.29}  # computes inherit the workspace's tag
-    assert [f.resource.name for f in summary.top] == ["aks-demo/gpu", "ws-demo/train", "ws-demo/notebook"]
+    # AZAI-201's always-on compute, AZAI-207's serverless schedule and AZAI-208's warm GPU app
+    assert summary.total_monthly_usd == 11209.67 and summary.added_by_plans_usd == 11209.67
+    assert summary.by_rule == {
+        "AZAI-201 always-on-compute": 5655.25,
+        "AZAI-207 serverless-full-time": 5362.58,  # 2 instances x 730 h x $3.673
+        "AZAI-208 always-on-serverless-gpu": 191.84,  # 1 GPU x 730 h x $0.2628
+    }
+    assert summary.by_resource_group == {"rg-ai": 11209.67}
+    # computes and the schedule inherit the workspace's tag; the app carries its own
+    assert summary.by_owner == {"ml-platform": 8528.38, "(untagged)": 2681.29}  # 2973.96 + 5362.58 + 191.84
+    assert [f.resource.name for f in summary.top] == [
+        "ws-demo/retrain",
+        "aks-demo/gpu",
+        "ws-demo/train",
+        "ws-demo/notebook",
+        "llm-demo",
+    ]
 
 
 def test_what_plans_add_is_the_recurring_cost_of_what_they_create_counted_once(tmp_path: Path) -> None:
@@ -92,14 +104,14 @@ def test_what_plans_add_is_the_recurring_cost_of_what_they_create_counted_once(t
             "template": ["template.json"],
         }.items()
     }
-    assert added == {"plan": 5655.25, "whatif": 5655.25, "both": 5655.25, "template": None}
+    assert added == {"plan": 11209.67, "whatif": 11209.67, "both": 11209.67, "template": None}
     plan = json.loads((demo / "plan.json").read_text())
     for change in plan["resource_changes"]:
         change["change"]["actions"] = ["update"]
     updated = tmp_path / "updated.json"
     updated.write_text(json.dumps(plan))
     summary = summarize(scan(updated))
-    assert summary.total_monthly_usd == 5655.25 and summary.added_by_plans_usd == 0.0
+    assert summary.total_monthly_usd == 11209.67 and summary.added_by_plans_usd == 0.0
 
 
 def test_unknown_costs_are_reported_apart_never_as_zero(tmp_path: Path) -> None:
@@ -110,26 +122,38 @@ def test_unknown_costs_are_reported_apart_never_as_zero(tmp_path: Path) -> None:
     path = tmp_path / "t.json"
     path.write_text(json.dumps(template))
     data = json.loads(run_cli("scan", "--format", "json", "--fail-on", "none", str(path)).stdout)
-    assert data["cost"]["total_monthly_usd"] == 0 and data["cost"]["findings_with_unknown_cost"] == 3
+    assert data["cost"]["total_monthly_usd"] == 0 and data["cost"]["findings_with_unknown_cost"] == 5
     unknown = [f["cost"] for f in data["findings"] if f["cost"]]
     assert all(c["monthly_usd"] is None and "italynorth" in c["unknown_reason"] for c in unknown)
 
 
-def _demo_costs_in(region: str, tmp_path: Path) -> list[dict[str, object]]:
+# The demo's findings priced from the VM table (always-on compute, serverless jobs' instances);
+# AZAI-208 prices serverless GPU-seconds from its own table.
+VM_PRICED = frozenset({"AZAI-201", "AZAI-207"})
+
+
+def _demo_costs_in(region: str, tmp_path: Path) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    """The demo template's costs moved to ``region``: those priced from the VM table, and the rest."""
     template = json.loads((FIXTURES / "demo" / "template.json").read_text())
     template["parameters"]["location"]["defaultValue"] = region
     path = tmp_path / f"{region}.json"
     path.write_text(json.dumps(template))
     data = json.loads(run_cli("scan", "--format", "json", "--fail-on", "none", str(path)).stdout)
-    return [f["cost"] for f in data["findings"] if f["cost"]]
+    priced = [f for f in data["findings"] if f["cost"]]
+    return (
+        [f["cost"] for f in priced if f["rule_id"] in VM_PRICED],
+        [f["cost"] for f in priced if f["rule_id"] not in VM_PRICED],
+    )
 
 
 def test_gpu_compute_outside_eastus_is_priced_from_the_bundled_row(tmp_path: Path) -> None:
     """Issue item 8: an always-on GPU pool in westeurope was "unknown" because only eastus was
     bundled. Each figure must be the table's own row times the hours, with that row's source."""
     book = PriceBook.load()
-    costs = _demo_costs_in("West Europe", tmp_path)
-    assert len(costs) == 3 and all(c["monthly_usd"] is not None for c in costs)
+    costs, others = _demo_costs_in("West Europe", tmp_path)
+    assert len(costs) == 4 and all(c["monthly_usd"] is not None for c in costs)
+    # no serverless GPU price is bundled for westeurope: unknown, never $0
+    assert len(others) == 1 and others[0]["monthly_usd"] is None and "westeurope" in str(others[0]["unknown_reason"])
     for cost in costs:
         price = cost["price"]
         assert isinstance(price, dict) and "westeurope)" in str(cost["basis"])
@@ -144,10 +168,11 @@ def test_gpu_compute_outside_eastus_is_priced_from_the_bundled_row(tmp_path: Pat
 def test_a_region_with_some_gpu_rows_prices_those_and_leaves_the_rest_unknown(tmp_path: Path) -> None:
     """australiacentral offers T4 sizes but (in the source) no A100: the T4 compute gets its row,
     the A100 ones stay unknown with the reason, and nothing is counted as $0."""
-    costs = _demo_costs_in("australiacentral", tmp_path)
+    costs, others = _demo_costs_in("australiacentral", tmp_path)
     priced = [c for c in costs if c["monthly_usd"] is not None]
     unknown = [c for c in costs if c["monthly_usd"] is None]
-    assert len(priced) == 1 and len(unknown) == 2
+    assert len(priced) == 1 and len(unknown) == 3
+    assert [c["monthly_usd"] for c in others] == [None]
     assert priced[0]["price"]["usd_per_hour"] == 0.684  # type: ignore[index]
     assert all("Standard_NC24ads_A100_v4" in str(c["unknown_reason"]) for c in unknown)
     assert all(c["monthly_usd"] != 0 for c in costs)

@@ -274,7 +274,8 @@ def test_iac_to_live_finds_missing_unmanaged_and_changed_but_never_unknowns(
     found = {(f["rule_id"], f["resource_name"], f["evidence"]["path"]) for f in data["findings"]}
     assert found == {
         ("AZAI-903", "oai-demo", "id"),  # declared, deleted live
-        ("AZAI-903", "oai-demo/chat-ptu", "id"),  # its model deployment went with it
+        ("AZAI-903", "oai-demo/chat-ptu", "id"),  # its model deployments went with it
+        ("AZAI-903", "oai-demo/support-bot", "id"),
         ("AZAI-902", "ws-demo/adhoc", "id"),  # made in Studio
         ("AZAI-902", "aks-demo/extra", "id"),  # az aks nodepool add
         ("AZAI-902", "ws-demo/score/blue", "id"),  # a deployment made with the CLI

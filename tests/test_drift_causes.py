@@ -218,9 +218,13 @@ def test_declared_types_the_live_scan_does_not_read_are_not_compared_not_removed
 
     iac = _demo_template(tmp_path, declare_more)
     code, data = _iac_drift(iac, serve(_live(lambda r: [x for x in r if x["name"] != "oai-demo"])))
-    assert code == 1 and _found(data) == {("AZAI-903", "oai-demo", "id"), ("AZAI-903", "oai-demo/chat-ptu", "id")}
+    assert code == 1 and _found(data) == {
+        ("AZAI-903", "oai-demo", "id"),
+        ("AZAI-903", "oai-demo/chat-ptu", "id"),  # the account's deployments go with it
+        ("AZAI-903", "oai-demo/support-bot", "id"),
+    }
     removed = [r.rsplit("/", 1)[-1] for r in data["drift"]["removed"]]
-    assert removed == ["oai-demo", "chat-ptu"]  # not appi-demo, vnet-demo
+    assert removed == ["oai-demo", "chat-ptu", "support-bot"]  # not appi-demo, vnet-demo
     assert data["warnings"] == [
         "not compared with live, the live scan does not read these declared types: "
         "Microsoft.Insights/components (1), Microsoft.Network/virtualNetworks (1)"
@@ -237,7 +241,11 @@ def test_a_gap_hides_missing_resources_only_in_its_own_scope(tmp_path: Path, ser
     error = {"error": {"code": "AuthorizationFailed", "message": "no"}}
     emulator = serve(estate, Faults(answers={"/computes": Answer(403, error)}))
     code, data = _iac_drift(_demo_template(tmp_path), emulator)
-    assert code == 1 and _found(data) == {("AZAI-903", "oai-demo", "id"), ("AZAI-903", "oai-demo/chat-ptu", "id")}
+    assert code == 1 and _found(data) == {
+        ("AZAI-903", "oai-demo", "id"),
+        ("AZAI-903", "oai-demo/chat-ptu", "id"),  # the account's deployments go with it
+        ("AZAI-903", "oai-demo/support-bot", "id"),
+    }
     assert [gap["scope"].rsplit("/", 1)[-1] for gap in data["coverage"]] == ["computes"]
 
 

@@ -41,7 +41,8 @@ def test_an_owner_tag_nobody_can_evaluate_is_owned_by_nobody_known(tmp_path: Pat
     done = run_cli("scan", "--format", "json", "--fail-on", "none", str(path))
     assert done.returncode == 0, done.stderr
     owners = json.loads(done.stdout)["cost"]["by_owner"]
-    assert owners == {"(untagged)": 2681.29, "(set at deploy)": 2973.96}  # the workspace's computes
+    # the workspace's computes and schedule (2973.96 + 5362.58); the GPU app carries its own tag
+    assert owners == {"(untagged)": 2681.29, "(set at deploy)": 8336.54, "ml-platform": 191.84}
 
 
 def test_workload_profiles_that_are_not_an_array_leave_the_environment_undetermined(tmp_path: Path) -> None:

@@ -30,8 +30,8 @@ def _page(result: ScanResult) -> str:
 
 def test_scope_date_version_and_gate_come_first_then_counts_findings_and_cost() -> None:
     page = _page(scan(*DEMO))
-    scope = "2026-01-02 03:04 UTC · azai 0.1.0 · 39 resources in 3 input(s)"
-    assert f"<li>{DEMO[0]} (terraform, 13 resources)</li>" in page
+    scope = "2026-01-02 03:04 UTC · azai 0.1.0 · 54 resources in 3 input(s)"
+    assert f"<li>{DEMO[0]} (terraform, 18 resources)</li>" in page
     gate = "<span class='gate fail'>FAIL</span> 18 finding(s) at or above high (--fail-on high), not suppressed"
     marks = [scope, gate, "<h2>Findings by severity</h2>", '<table id="findings">', "<h2>Estimated waste</h2>"]
     places = [page.index(mark) for mark in marks]
@@ -39,7 +39,7 @@ def test_scope_date_version_and_gate_come_first_then_counts_findings_and_cost() 
     assert re.findall(r'<tr><td class="(\w+)">\1</td><td class="num">(\d+)</td></tr>', page) == [
         ("critical", "3"),
         ("high", "15"),
-        ("medium", "66"),
+        ("medium", "72"),
         ("low", "3"),
     ]
 
@@ -48,7 +48,7 @@ def test_findings_are_ordered_by_severity_not_by_cost() -> None:
     """A critical finding once sorted fifth, behind the priced AZAI-201 rows."""
     table = _page(scan(*DEMO)).split('<table id="findings">', 1)[1].split("</table>", 1)[0]
     shown = [Severity.parse(s) for s in re.findall(r'<tr><td class="(\w+)">', table)]
-    assert len(shown) == 87 and shown[:3] == [Severity.CRITICAL] * 3
+    assert len(shown) == 93 and shown[:3] == [Severity.CRITICAL] * 3
     assert shown == sorted(shown, reverse=True)
 
 
@@ -72,18 +72,19 @@ def test_a_passing_gate_names_its_threshold() -> None:
 
 
 def test_charts_and_total_agree_and_the_page_says_why_rule_bars_add_up_to_more() -> None:
-    """The rule bars say $16,965.75 (each input's finding counted) under a $5,655.25 total (each
+    """The rule bars say $33,629.01 (each input's finding counted) under a $11,209.67 total (each
     resource once, at its largest estimate): the page states both sums beside the charts."""
     page = _page(scan(*DEMO))
-    assert "<div class='total'>$5,655.25 / month</div>" in page
+    assert "<div class='total'>$11,209.67 / month</div>" in page
     bars = [float(v.replace(",", "")) for v in re.findall(r"<title>[^<]*: \$([\d,.]+)</title>", page)]
-    assert bars == [16_965.75, 5_655.25]  # one rule, one resource group
+    # three rules (each finding of the three inputs: 3 x 5,655.25, 3 x 5,362.58, 3 x 191.84), one resource group
+    assert bars == [16_965.75, 16_087.74, 575.52, 11_209.67]
     note = page.split("<p id='dedup' class='note'>", 1)[1].split("</p>", 1)[0]
     assert note == (
         "The total counts each resource once, at its largest estimate: a resource that several rules flag, or "
         "that several inputs declare (a plan and a template of one deployment), is one cost. The resource-group "
-        "bars add up to the total ($5,655.25). The rule bars give each rule its own view, every finding counted, "
-        "and add up to $16,965.75, $11,310.50 more than the total."
+        "bars add up to the total ($11,209.67). The rule bars give each rule its own view, every finding counted, "
+        "and add up to $33,629.01, $22,419.34 more than the total."
     )
     assert page.index("id='dedup'") < page.index('id="by-rule"')  # beside the numbers it explains
 
@@ -116,7 +117,7 @@ def test_html_report_is_self_contained_and_reads_right_in_chromium(tmp_path: Pat
     assert done.returncode == 1
     text = report.read_text()
     assert "http://" not in text.replace('xmlns="http://www.w3.org/2000/svg"', "") and "https://" not in text
-    assert "<script" not in text and text.count('class="bar"') == 2
+    assert "<script" not in text and text.count('class="bar"') == 4
     browser = _chromium()
     if browser is None:
         if os.environ.get("CI"):
@@ -136,8 +137,8 @@ def test_html_report_is_self_contained_and_reads_right_in_chromium(tmp_path: Pat
     dom = subprocess.run(
         [browser, *flags, "--dump-dom", report.as_uri()], capture_output=True, text=True, timeout=120
     ).stdout
-    assert 'id="by-rule"' in dom and 'id="by-group"' in dom and "$5,655.25 / month" in dom
-    assert "add up to $16,965.75, $11,310.50 more than the total" in dom
+    assert 'id="by-rule"' in dom and 'id="by-group"' in dom and "$11,209.67 / month" in dom
+    assert "add up to $33,629.01, $22,419.34 more than the total" in dom
     # the first screen, as a manager opens it: the FAIL badge is drawn, the charts are further down
     first = _screenshot(browser, flags, report, tmp_path / "first.png", 900)
     assert _count(first, FAIL_BACKGROUND) > 1000, "the gate result is not on the first screen"

@@ -145,13 +145,14 @@ def test_idle_and_unused_provisioned_throughput_fail_with_their_waste(serve) -> 
         assert cost is not None and cost.monthly_usd is None and cost.unknown_reason
     assert failed["foundry/new-names-ptu"].violation.observed["metric"] == "ProvisionedUtilization"
 
-    # one request per account holding a provisioned or fine-tuned deployment; none for `plain`
+    # one request per account holding a provisioned, fine-tuned or (for AZAI-209) pay-per-token deployment
     accounts = sorted(path.rsplit("/", 1)[-1] for path, query in metrics if "/accounts/" in path)
-    assert accounts == ["foundry", "oai", "silent"]
+    assert accounts == ["foundry", "oai", "plain", "silent"]
     query = next(q for path, q in metrics if path.endswith("/accounts/oai"))
     assert query["$filter"] == ["ModelDeploymentName eq '*'"]
     assert query["metricnames"] == [
-        "AzureOpenAIProvisionedManagedUtilizationV2,ProvisionedUtilization,AzureOpenAIRequests,ModelRequests"
+        "AzureOpenAIProvisionedManagedUtilizationV2,ProvisionedUtilization,AzureOpenAIRequests,ModelRequests,"
+        "ProcessedPromptTokens,GeneratedTokens,InputTokens,OutputTokens"
     ]
 
 

@@ -232,12 +232,13 @@ def test_needs_come_from_declarations() -> None:
     # drift rules judge pairs of inventories: they ask nothing of a live scan
     drift = [c for c in CHECKS if "drift" in c.sources]
     assert drift and live_needs(drift) == LiveNeeds()
-    # the four reads, and a subject narrowed to kinds
+    # the five reads, and a subject narrowed to kinds
     assert {r.value for r in LiveRead} == {
         T.DIAGNOSTIC_SETTING,
         T.ENVIRONMENT_VERSION,
         "Microsoft.Insights/metrics",
         "Microsoft.CognitiveServices/accounts/models",
+        T.ML_JOB,
     }
     subject = ReadSubject(LiveRead.METRICS, T.COMPUTE.lower())
     assert subject.covers(T.COMPUTE, None) and not subject.covers(T.VIRTUAL_MACHINE, None)

@@ -84,7 +84,8 @@ def test_a_live_scan_read_back_from_its_snapshot_gives_the_same_findings(
 ) -> None:
     """Everything but what Azure Monitor measured: a snapshot holds the inventory, not metrics,
     so a rule that reads utilization is undetermined on it (AZAI-202 on the demo's GPU
-    computes, AZAI-206 on its provisioned deployment), never decided."""
+    computes, AZAI-206 on its provisioned deployment, AZAI-209 on its pay-per-token ones), never
+    decided."""
     emulator = serve(Estate.load(demo_estate_path()))
     live = ScanRequest(paths=(), live=LiveScope(all_subscriptions=True), arm_endpoint=emulator.endpoint, fail_on="none")
     before, after, _ = round_trip(tmp_path, live)
@@ -94,5 +95,5 @@ def test_a_live_scan_read_back_from_its_snapshot_gives_the_same_findings(
         return {f for f in found[0] if f[0] not in measured}, {u for u in found[1] if u[0] not in measured}
 
     assert inventory_only(before) == inventory_only(after) and before[0]
-    assert {rule for rule, _ in after[1]} == {"AZAI-202", "AZAI-206"} and not before[1]
+    assert {rule for rule, _ in after[1]} == {"AZAI-202", "AZAI-206", "AZAI-209"} and not before[1]
     assert emulator.writes() == []

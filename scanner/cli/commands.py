@@ -384,6 +384,12 @@ def models_refresh(subscription: str, region: str, output: str | None, arm_endpo
     click.echo(f"wrote {count} model retirement rows to {target}")
 
 
+# AZAI-209 compares tokens with provisioned throughput at the PTU price a team pays. At the
+# bundled hourly list price it never fires (docs/cost.md), and no reservation price is published
+# to bundle, so the demo states an example reservation rate, which its finding names as such.
+DEMO_RULE_OPTIONS = ("AZAI-209:ptu_usd_per_hour=0.30",)
+
+
 @main.command()
 @report_options
 @view_options
@@ -440,6 +446,7 @@ def demo(
                 fail_on="none",
                 save_inventory=save_inventory,
                 progress=progress_wanted() and not view.quiet,
+                rule_options=DEMO_RULE_OPTIONS,
             )
         )
         writes = server.writes()

@@ -143,7 +143,7 @@ class CheckContext:
     # The run's tables come from `evaluate`. A context built without them reads no file (drift
     # builds one per compared pair and rule, and its rules price nothing): no price is known and
     # no retirement date, so a cost is "unknown", never $0.
-    prices: PriceBook = field(default_factory=lambda: PriceBook({}, "no price table", ptu={}))
+    prices: PriceBook = field(default_factory=PriceBook.empty)
     # Drift rules compare a resource with its counterpart: the same resource in the base
     # snapshot, in the IaC that declares it, or before Terraform's refresh.
     drift: DriftPair | None = None

@@ -12,6 +12,8 @@ COMPUTE = "Microsoft.MachineLearningServices/workspaces/computes"
 ONLINE_ENDPOINT = "Microsoft.MachineLearningServices/workspaces/onlineEndpoints"
 ONLINE_DEPLOYMENT = "Microsoft.MachineLearningServices/workspaces/onlineEndpoints/deployments"
 SERVERLESS_ENDPOINT = "Microsoft.MachineLearningServices/workspaces/serverlessEndpoints"
+ML_SCHEDULE = "Microsoft.MachineLearningServices/workspaces/schedules"
+ML_JOB = "Microsoft.MachineLearningServices/workspaces/jobs"
 ENVIRONMENT_VERSION = "Microsoft.MachineLearningServices/workspaces/environments/versions"
 REGISTRY_ENVIRONMENT_VERSION = "Microsoft.MachineLearningServices/registries/environments/versions"
 MANAGED_CLUSTER = "Microsoft.ContainerService/managedClusters"
@@ -58,6 +60,8 @@ _CANONICAL = {
         ONLINE_ENDPOINT,
         ONLINE_DEPLOYMENT,
         SERVERLESS_ENDPOINT,
+        ML_SCHEDULE,
+        ML_JOB,
         ENVIRONMENT_VERSION,
         REGISTRY_ENVIRONMENT_VERSION,
         MANAGED_CLUSTER,

@@ -32,6 +32,9 @@ class LiveRead(enum.StrEnum):
     # (``GET {account}/models``: each model version's lifecycle status and retirement date),
     # read once per account and kept on each deployment as the entries for its model.
     ACCOUNT_MODELS = "Microsoft.CognitiveServices/accounts/models"
+    # The jobs of each workspace among the rule's types (``GET {workspace}/jobs``), of which the
+    # serverless ones created in the lookback window are kept on the workspace.
+    ML_JOBS = T.ML_JOB
 
     @classmethod
     def named(cls, text: str) -> LiveRead | None:

@@ -24,11 +24,15 @@ from scanner.errors import InputError
 from scanner.model import vmsizes
 from scanner.model.resources import normalize_location
 from scanner.model.tables import table_text
+from scanner.model.tokens import TokenBook
 
 HOURS_PER_MONTH = 730.0
 PRICE_COLUMNS = ["size", "region", "usd_per_hour", "source", "as_of"]
-PTU_COLUMNS = ["sku", "region", "usd_per_ptu_hour", "source", "as_of"]
 BASIS = "Linux pay-as-you-go retail price in USD; no reservations or savings plans"
+SERVERLESS_GPU_BASIS = (
+    "pay-as-you-go retail GPU price in USD, billed per second; the replica's vCPU and memory are billed on "
+    "top and not counted here"
+)
 PTU_BASIS = "hourly (no reservation) retail price per PTU in USD; an Azure reservation would bill less"
 
 
@@ -55,20 +59,29 @@ class Cost:
 PRICE_TABLE = "vm_prices.csv"
 
 
-def _bundled_ptu_prices() -> dict[tuple[str, str], Price]:
-    """Hourly prices of one provisioned throughput unit by deployment SKU and region
-    (``data/ptu_prices.csv``, each with its source and date). They are bundled apart from the VM
-    table, so ``azai prices refresh`` and ``--prices`` (VM sizes) leave them as they are."""
-    text = resources.files("scanner").joinpath("data/ptu_prices.csv").read_text(encoding="utf-8")
+def _bundled_hourly(file_name: str, key: str, value: str) -> dict[tuple[str, str], Price]:
+    """A bundled table of hourly prices by item and region (``data/<file_name>``, each row with
+    its source and date). Such tables are bundled apart from the VM table, so ``azai prices
+    refresh`` and ``--prices`` (VM sizes) leave them as they are."""
+    text = resources.files("scanner").joinpath(f"data/{file_name}").read_text(encoding="utf-8")
     reader = csv.DictReader(io.StringIO(text))
-    if reader.fieldnames is None or not set(PTU_COLUMNS) <= set(reader.fieldnames):
-        raise InputError(f"bundled PTU price table: columns must be {', '.join(PTU_COLUMNS)}")
+    columns = [key, "region", value, "source", "as_of"]
+    if reader.fieldnames is None or not set(columns) <= set(reader.fieldnames):
+        raise InputError(f"bundled {file_name}: columns must be {', '.join(columns)}")
     return {
-        (row["sku"].lower(), normalize_location(row["region"])): Price(
-            float(row["usd_per_ptu_hour"]), row["source"], row["as_of"]
-        )
+        (row[key].lower(), normalize_location(row["region"])): Price(float(row[value]), row["source"], row["as_of"])
         for row in reader
     }
+
+
+def _bundled_ptu_prices() -> dict[tuple[str, str], Price]:
+    """Hourly prices of one provisioned throughput unit by deployment SKU and region."""
+    return _bundled_hourly("ptu_prices.csv", "sku", "usd_per_ptu_hour")
+
+
+def _bundled_serverless_gpu_prices() -> dict[tuple[str, str], Price]:
+    """Hourly prices of one Container Apps serverless GPU by workload profile type and region."""
+    return _bundled_hourly("serverless_gpu_prices.csv", "profile", "usd_per_gpu_hour")
 
 
 class PriceBook:
@@ -77,10 +90,19 @@ class PriceBook:
         prices: dict[tuple[str, str], Price],
         origin: str,
         ptu: dict[tuple[str, str], Price] | None = None,
+        serverless_gpu: dict[tuple[str, str], Price] | None = None,
+        tokens: TokenBook | None = None,
     ) -> None:
         self.prices = prices
         self.origin = origin
         self.ptu = _bundled_ptu_prices() if ptu is None else ptu
+        self.serverless_gpu = _bundled_serverless_gpu_prices() if serverless_gpu is None else serverless_gpu
+        self.tokens = TokenBook.bundled() if tokens is None else tokens
+
+    @classmethod
+    def empty(cls) -> PriceBook:
+        """No prices at all, read from no file: every cost is unknown."""
+        return cls({}, "no price table", ptu={}, serverless_gpu={}, tokens=TokenBook({}, {}))
 
     @classmethod
     def parse(cls, text: str, origin: str) -> PriceBook:
@@ -159,6 +181,34 @@ class PriceBook:
             missing="no PTU price for {item} in {region} in the bundled PTU price table",
             units_label=" PTU",
             per="PTU-h",
+        )
+
+    def estimate_serverless_gpu(
+        self,
+        profile: Any,
+        region: Any,
+        gpus: float,
+        hours: float,
+        what: str,
+        assumptions: tuple[str, ...] = (),
+        confidence: str = "high",
+    ) -> Cost:
+        """``gpus`` x ``hours`` a month x the hourly price of one Container Apps serverless GPU of
+        workload profile type ``profile`` in ``region``; unknown, with the reason, for a profile
+        or region the bundled table lacks."""
+        return self._priced(
+            self.serverless_gpu,
+            profile,
+            region,
+            gpus,
+            hours,
+            what,
+            (*assumptions, SERVERLESS_GPU_BASIS),
+            confidence,
+            unknown="the workload profile type or region is not known",
+            missing="no serverless GPU price for {item} in {region} in the bundled serverless GPU price table",
+            units_label=" GPU",
+            per="GPU-h",
         )
 
     def _priced(

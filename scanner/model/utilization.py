@@ -1,5 +1,6 @@
 """Measured utilization: what a live scan read from Azure Monitor about a resource's GPUs, and
-about the provisioned and fine-tuned model deployments that bill by the hour.
+about the provisioned and fine-tuned model deployments that bill by the hour, and about the
+Container Apps that keep serverless GPUs running.
 
 Sources produce it, checks consult it through their context; IaC scans have none.
 """
@@ -13,6 +14,8 @@ from typing import Protocol
 from scanner.model.resources import Resource
 
 PROVISIONED_SKUS = frozenset({"provisionedmanaged", "globalprovisionedmanaged", "datazoneprovisionedmanaged"})
+# Deployments billed per token.
+PAY_PER_TOKEN_SKUS = frozenset({"standard", "globalstandard", "datazonestandard"})
 # A fine-tuned OpenAI model's name carries its job's suffix (gpt-4o-mini-2024-07-18.ft-<id>).
 FINE_TUNED_MARK = ".ft-"
 # Fine-tuned deployments on the Developer tier bill no hosting fee.
@@ -24,6 +27,12 @@ def is_provisioned(deployment: Resource) -> bool:
     DataZoneProvisionedManaged)."""
     sku = deployment.get("sku.name")
     return isinstance(sku, str) and sku.lower() in PROVISIONED_SKUS
+
+
+def is_pay_per_token(deployment: Resource) -> bool:
+    """A deployment billed per token (sku Standard, GlobalStandard or DataZoneStandard)."""
+    sku = deployment.get("sku.name")
+    return isinstance(sku, str) and sku.lower() in PAY_PER_TOKEN_SKUS
 
 
 def is_hosted_fine_tune(deployment: Resource) -> bool:
@@ -84,6 +93,9 @@ class DeploymentUsage:
     ``requests`` is the number of calls in the window, None when the account published no
     request metric at all: a published metric without a series for the deployment means it took
     no requests, since Azure Monitor splits a metric only by the dimension values that have data.
+    ``input_tokens`` and ``output_tokens`` are hourly totals (hours without data left out),
+    empty when the deployment took none; ``tokens_metric`` names the pair read, and is empty when
+    the account published no token metric at all.
     """
 
     utilization: tuple[float, ...]
@@ -91,6 +103,9 @@ class DeploymentUsage:
     requests: float | None
     requests_metric: str
     window: str
+    input_tokens: tuple[float, ...] = ()
+    output_tokens: tuple[float, ...] = ()
+    tokens_metric: str = ""
 
     @property
     def measured(self) -> bool:
@@ -106,9 +121,22 @@ class DeploymentUsage:
         return max(self.utilization, default=0.0)
 
 
+@dataclass(frozen=True, slots=True)
+class AppUsage:
+    """What Azure Monitor measured of one Container App over a window: ``requests`` is the
+    ``Requests`` total (None when the app published no such metric), ``replicas`` the hourly
+    maximum of ``Replicas``."""
+
+    requests: float | None
+    replicas: tuple[float, ...]
+    window: str
+
+
 class UtilizationSource(Protocol):
     """Supplies utilization metrics to checks; live scans provide one, IaC scans do not."""
 
     def gpu_utilization(self, resource: Resource) -> GpuUtilization | None: ...
 
     def deployment_usage(self, resource: Resource) -> DeploymentUsage | None: ...
+
+    def app_usage(self, resource: Resource) -> AppUsage | None: ...

@@ -26,6 +26,7 @@ failure ends the run.
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import sys
 import threading
@@ -79,7 +80,13 @@ WORKSPACE_CHILDREN = (
     ("onlineEndpoints", T.ONLINE_ENDPOINT),
     ("serverlessEndpoints", T.SERVERLESS_ENDPOINT),
     ("connections", T.WORKSPACE_CONNECTION),
+    ("schedules", T.ML_SCHEDULE),
 )
+# Lists whose default view hides entries a scan must see: schedules list only enabled ones and
+# jobs only unarchived ones unless asked for all (2025-12-01 ``listViewType``).
+EVERY_ENTRY = {"listViewType": "All"}
+# How far back a workspace's jobs are kept (LiveRead.ML_JOBS), as for Azure Monitor metrics.
+JOBS_WINDOW_DAYS = 7
 # The first GA api-version with Foundry projects; it also lists deployments and content filters.
 COGNITIVE_API = "2025-06-01"
 ACCOUNT_CHILDREN = (
@@ -116,6 +123,7 @@ LISTED_UNDER = {
     T.ONLINE_ENDPOINT.lower(): T.WORKSPACE.lower(),
     T.ONLINE_DEPLOYMENT.lower(): T.ONLINE_ENDPOINT.lower(),
     T.SERVERLESS_ENDPOINT.lower(): T.WORKSPACE.lower(),
+    T.ML_SCHEDULE.lower(): T.WORKSPACE.lower(),
     T.CONTAINER_APP_AUTH.lower(): T.CONTAINER_APP.lower(),
     T.WORKSPACE_CONNECTION.lower(): T.WORKSPACE.lower(),
     **{child.lower(): T.COGNITIVE_ACCOUNT.lower() for _, child in ACCOUNT_CHILDREN},
@@ -254,8 +262,12 @@ class Collector:
         return self.needs.wants(read, str(body.get("type", "")), body.get("kind"))
 
     def has_details(self, row: dict[str, Any]) -> bool:
-        """Whether a discovered row has children to list or settings to read."""
-        return row["type"].lower() in self.parents or self.wants(LiveRead.DIAGNOSTIC_SETTINGS, row)
+        """Whether a discovered row has children to list or settings or jobs to read."""
+        return (
+            row["type"].lower() in self.parents
+            or self.wants(LiveRead.DIAGNOSTIC_SETTINGS, row)
+            or self.wants(LiveRead.ML_JOBS, row)
+        )
 
     def _guard(self, scope: str, action: Callable[[], Any], gaps: list[CoverageGap] | None = None) -> Any:
         """Run one call; an access or availability failure, or an answer the boundary refuses,
@@ -407,6 +419,8 @@ class Collector:
         """A discovered row's children that the rules read, and the diagnostic settings of the
         row and its children where a rule declared them."""
         found = self._children(parent)
+        if self.wants(LiveRead.ML_JOBS, parent):
+            parent[LiveRead.ML_JOBS.value] = self._recent_jobs(parent)
         logged = [body for body in (parent, *found) if self.wants(LiveRead.DIAGNOSTIC_SETTINGS, body)]
         for body in logged:
             url = f"{body['id']}/providers/Microsoft.Insights/diagnosticSettings"
@@ -428,6 +442,18 @@ class Collector:
         if kind == T.CONTAINER_APP.lower() and T.CONTAINER_APP_AUTH.lower() in self.collected:
             return self._list_raw(subscription, f"{parent['id']}/authConfigs", APPS_API) or []
         return []
+
+    def _recent_jobs(self, workspace: dict[str, Any]) -> dict[str, Any] | Unknown:
+        """The workspace's jobs created in the last `JOBS_WINDOW_DAYS` days, each cut to what
+        the serverless rules read (`shapes.job_summary`): the jobs API has no date filter, so
+        every page is read and the rest dropped. An Unknown when they could not be read."""
+        now = dt.datetime.now(dt.UTC)
+        jobs = self._list_raw(workspace["subscriptionId"], f"{workspace['id']}/jobs", ML_API, params=EVERY_ENTRY)
+        if jobs is None:
+            return Unknown("the workspace's jobs could not be read")
+        start = (now - dt.timedelta(days=JOBS_WINDOW_DAYS)).isoformat()
+        summaries = (shapes.job_summary(job, now) for job in jobs)
+        return {"window_days": JOBS_WINDOW_DAYS, "jobs": [job for job in summaries if job and job["created"] >= start]}
 
     def _account_children(self, account: dict[str, Any]) -> list[dict[str, Any]]:
         """An AI services account's model deployments, content filters, Foundry projects and
@@ -482,7 +508,8 @@ class Collector:
         for child, child_type in WORKSPACE_CHILDREN:
             if child_type.lower() not in self.collected:
                 continue
-            found = self._list_raw(subscription, f"{workspace['id']}/{child}", ML_API) or []
+            params = EVERY_ENTRY if child == "schedules" else None
+            found = self._list_raw(subscription, f"{workspace['id']}/{child}", ML_API, params=params) or []
             out += found
             if child == "onlineEndpoints" and deployments:  # deployments made in Studio or the CLI are AI resources too
                 for endpoint in found:
@@ -550,12 +577,14 @@ class Collector:
         url: str,
         api_version: str,
         item: Callable[[Any], dict[str, Any]] = shapes.arm_object,
+        params: dict[str, str] | None = None,
     ) -> list[dict[str, Any]] | None:
         """An ARM collection through the SDK pipeline, following ``nextLink`` (held to a
         `PageTrail`; the origin policy refuses one off the endpoint); None (and a coverage gap)
-        when it could not be read. ``item`` checks each entry (by default: an ARM resource)."""
+        when it could not be read. ``item`` checks each entry (by default: an ARM resource);
+        ``params`` are query parameters for the first page besides the api-version."""
         client = self.factory.resources(subscription)
-        fetch = functools.partial(arm_collection, client, url, api_version, self.boundary.limits, item)
+        fetch = functools.partial(arm_collection, client, url, api_version, self.boundary.limits, item, params)
         listed: list[dict[str, Any]] | None = self._guard(url, fetch)
         return listed
 
@@ -575,21 +604,31 @@ def collect_live(
         resources.sort(key=lambda r: r.id.lower())
         sizes = collector.gpu_sizes(subscriptions[0], resources) if subscriptions else SizeCatalog()
         metered = [r for r in resources if collector.wants(LiveRead.METRICS, r)]
-        utilization = collect_utilization(metered, sizes, collector.get_json, pool)
+        by_id = {r.id.lower(): r for r in resources}
+        find = functools.partial(_find, by_id)
+        utilization = collect_utilization(metered, sizes, collector.get_json, pool, find)
     progress.done()
     coverage = sorted(collector.coverage + collector.time_limit_gap(), key=lambda g: g.scope.lower())
     return LiveInventory(resources, subscriptions, coverage, factory.requests, sizes, utilization)
 
 
-def arm_collection(client: Any, url: str, api_version: str, limits: Limits, item: Callable[[Any], Any]) -> list[Any]:
+def arm_collection(
+    client: Any,
+    url: str,
+    api_version: str,
+    limits: Limits,
+    item: Callable[[Any], Any],
+    params: dict[str, str] | None = None,
+) -> list[Any]:
     """Every entry of an ARM collection, read through ``client``'s pipeline page by page,
-    following ``nextLink`` held to a `PageTrail` under ``limits``; ``item`` checks each entry.
-    Errors propagate: the caller decides whether one is a coverage gap or the command's end."""
+    following ``nextLink`` held to a `PageTrail` under ``limits``; ``item`` checks each entry,
+    ``params`` are added to the first page's query. Errors propagate: the caller decides
+    whether one is a coverage gap or the command's end."""
     from azure.core.rest import HttpRequest
 
     items: list[Any] = []
     trail = PageTrail(limits)
-    request = HttpRequest("GET", url, params={"api-version": api_version})
+    request = HttpRequest("GET", url, params={"api-version": api_version, **(params or {})})
     while True:
         response = client.send_request(request)
         response.raise_for_status()
@@ -643,6 +682,10 @@ def _billing_size(resource: Resource) -> Any:
         if size is not None:
             return size
     return resource.get("sku.name") if resource.type_key == T.VM_SCALE_SET.lower() else None
+
+
+def _find(by_id: dict[str, Resource], resource_id: Any) -> Resource | None:
+    return by_id.get(resource_id.lower()) if isinstance(resource_id, str) else None
 
 
 def _resource(body: dict[str, Any]) -> Resource:

@@ -14,10 +14,17 @@ VMs and scale sets have no ARM GPU metric without in-guest monitoring (AMA/DCGM)
 confidence.
 
 Model deployments (Microsoft.CognitiveServices/accounts/deployments) are measured on their
-*account*, split by ``ModelDeploymentName``: one request per account holding a provisioned or
-fine-tuned deployment asks for the provisioned utilization and the request count, each under
-its older (``AzureOpenAI...``) and newer (Foundry "Models") name, since an account may publish
-either (supported metrics for Microsoft.CognitiveServices/accounts, 2026-07-31).
+*account*, split by ``ModelDeploymentName``: one request per account holding a provisioned,
+fine-tuned or pay-per-token deployment asks for the provisioned utilization, the request count
+and the input and output tokens, each under its older (``AzureOpenAI...``,
+``ProcessedPromptTokens``/``GeneratedTokens``) and newer (Foundry "Models":
+``InputTokens``/``OutputTokens``) name, since an account may publish either (supported metrics
+for Microsoft.CognitiveServices/accounts, 2026-07-31).
+
+Container Apps held at one replica or more on a serverless GPU profile (AZAI-208) are measured
+on the app itself: one request asks for ``Requests`` (Count, Total) and ``Replicas`` (Count,
+Maximum), the names Azure Monitor's supported metrics for Microsoft.App/containerApps give.
+Their findings stand on the app's configuration; the metrics only add whether it served anyone.
 
 Missing metrics leave a resource out, which makes the rule undetermined, never passing.
 """
@@ -27,13 +34,23 @@ from __future__ import annotations
 import datetime as dt
 import functools
 from collections import defaultdict
+from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
 from scanner.model import azure_types as T
+from scanner.model.containerapps import min_replicas, serverless_gpu_profile
 from scanner.model.resources import Resource
-from scanner.model.utilization import DeploymentUsage, GpuUtilization, is_hosted_fine_tune, is_provisioned
+from scanner.model.unknown import UnknownValueError
+from scanner.model.utilization import (
+    AppUsage,
+    DeploymentUsage,
+    GpuUtilization,
+    is_hosted_fine_tune,
+    is_pay_per_token,
+    is_provisioned,
+)
 from scanner.model.vmsizes import SizeCatalog
 from scanner.sources.live.shapes import metric_series, metric_series_by_name
 
@@ -50,6 +67,9 @@ ACCOUNT_NAMESPACE = "Microsoft.CognitiveServices/accounts"
 # Provisioned utilization (percent, Average) and calls (Count, Total), each by ModelDeploymentName.
 PTU_METRICS = ("AzureOpenAIProvisionedManagedUtilizationV2", "ProvisionedUtilization")
 REQUEST_METRICS = ("AzureOpenAIRequests", "ModelRequests")
+# Tokens (Count, Total) by ModelDeploymentName: (input, output), older names first.
+TOKEN_METRICS = (("ProcessedPromptTokens", "GeneratedTokens"), ("InputTokens", "OutputTokens"))
+APP_METRICS = {"requests": "total", "replicas": "maximum"}
 
 
 @dataclass
@@ -58,12 +78,16 @@ class LiveUtilization:
 
     by_id: dict[str, GpuUtilization] = field(default_factory=dict)
     deployments: dict[str, DeploymentUsage] = field(default_factory=dict)
+    apps: dict[str, AppUsage] = field(default_factory=dict)
 
     def gpu_utilization(self, resource: Resource) -> GpuUtilization | None:
         return self.by_id.get(resource.id.lower())
 
     def deployment_usage(self, resource: Resource) -> DeploymentUsage | None:
         return self.deployments.get(resource.id.lower())
+
+    def app_usage(self, resource: Resource) -> AppUsage | None:
+        return self.apps.get(resource.id.lower())
 
 
 def _query(
@@ -104,23 +128,31 @@ def _nodes(resource: Resource) -> float:
 
 
 def collect_utilization(
-    resources: list[Resource], sizes: SizeCatalog, fetch: Any, pool: Executor, now: dt.datetime | None = None
+    resources: list[Resource],
+    sizes: SizeCatalog,
+    fetch: Any,
+    pool: Executor,
+    find: Callable[[Any], Resource | None],
+    now: dt.datetime | None = None,
 ) -> LiveUtilization:
     """Fetch the lookback window's hourly samples for every running GPU resource.
 
     ``fetch(url, params, read) -> Any | None`` is the collector's guarded GET, with
     `metric_series` reading the answer, so a failure or a sample that is not a finite number
     becomes a coverage gap and the resource stays undetermined. The requests run in ``pool``,
-    the scan's one executor for reads.
+    the scan's one executor for reads. ``find`` looks any collected resource up by id (a
+    Container App's environment, which says whether its profile has GPUs).
     """
     timespan = _timespan(now or dt.datetime.now(dt.UTC))
     window = f"{LOOKBACK_DAYS} days (hourly)"
     by_workspace: dict[str, list[Resource]] = defaultdict(list)
     by_account: dict[str, list[Resource]] = defaultdict(list)
     machines: list[Resource] = []
+    apps = [r for r in resources if r.type_key == T.CONTAINER_APP.lower() and _holds_serverless_gpu(r, find)]
     for resource in resources:
         if resource.type_key == T.MODEL_DEPLOYMENT.lower():
-            if resource.parent_id and (is_provisioned(resource) or is_hosted_fine_tune(resource)):
+            measured = is_provisioned(resource) or is_hosted_fine_tune(resource) or is_pay_per_token(resource)
+            if resource.parent_id and measured:
                 by_account[resource.parent_id].append(resource)
             continue
         size = _size(resource)
@@ -162,12 +194,13 @@ def collect_utilization(
 
     def account(item: tuple[str, list[Resource]]) -> None:
         account_id, deployments = item
-        fields = {m.lower(): "average" for m in PTU_METRICS} | {m.lower(): "total" for m in REQUEST_METRICS}
+        tokens = [name for pair in TOKEN_METRICS for name in pair]
+        fields = {m.lower(): "average" for m in PTU_METRICS} | {m.lower(): "total" for m in (*REQUEST_METRICS, *tokens)}
         payload = fetch(
             f"{account_id}/providers/Microsoft.Insights/metrics",
             _query(
                 timespan,
-                ",".join((*PTU_METRICS, *REQUEST_METRICS)),
+                ",".join((*PTU_METRICS, *REQUEST_METRICS, *tokens)),
                 "Average,Total",
                 ACCOUNT_NAMESPACE,
                 "ModelDeploymentName",
@@ -184,12 +217,18 @@ def collect_utilization(
             )
             published = [m for m in REQUEST_METRICS if m.lower() in payload]
             requests = max((sum(payload[m.lower()].get(name, [])) for m in published), default=None)
+            published_tokens = [p for p in TOKEN_METRICS if p[0].lower() in payload]
+            pair = next((p for p in published_tokens if payload[p[0].lower()].get(name)), None)
+            pair = pair or next(iter(published_tokens), None)
             found.deployments[deployment.id.lower()] = DeploymentUsage(
                 tuple(samples),
                 usage_metric,
                 requests,
                 " / ".join(published) if published else REQUEST_METRICS[0],
                 window,
+                tuple(payload.get(pair[0].lower(), {}).get(name, [])) if pair else (),
+                tuple(payload.get(pair[1].lower(), {}).get(name, [])) if pair else (),
+                " + ".join(pair) if pair else "",
             )
 
     def machine(resource: Resource) -> None:
@@ -209,7 +248,31 @@ def collect_utilization(
                 "low",
             )
 
+    def app(resource: Resource) -> None:
+        payload = fetch(
+            f"{resource.id}/providers/Microsoft.Insights/metrics",
+            _query(timespan, "Requests,Replicas", "Total,Maximum"),
+            functools.partial(metric_series_by_name, fields=APP_METRICS),
+        )
+        if payload is not None:
+            requests = payload.get("requests")
+            found.apps[resource.id.lower()] = AppUsage(
+                sum(requests.get("", [])) if requests is not None else None,
+                tuple(payload.get("replicas", {}).get("", [])),
+                window,
+            )
+
     list(pool.map(workspace, by_workspace.items()))
     list(pool.map(account, by_account.items()))
     list(pool.map(machine, machines))
+    list(pool.map(app, apps))
     return found
+
+
+def _holds_serverless_gpu(app: Resource, find: Callable[[Any], Resource | None]) -> bool:
+    """A Container App that keeps a replica on a serverless GPU profile (what AZAI-208 judges);
+    one that cannot be told is not measured, and the rule is undetermined there anyway."""
+    try:
+        return min_replicas(app) >= 1 and serverless_gpu_profile(app, find) is not None
+    except UnknownValueError:
+        return False

@@ -9,6 +9,7 @@ be true (an empty Resource Graph body) is never read as "nothing there".
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from collections.abc import Callable
 from typing import Any
@@ -93,6 +94,45 @@ def same_model(entry: dict[str, Any], deployment: dict[str, Any]) -> bool:
             return False
     formats = {str(f).lower() for f in (entry.get("format"), model.get("format")) if f}
     return len(formats) <= 1
+
+
+# What the serverless rules read of a job (``JobBase``, 2025-12-01), and of its trial and settings.
+JOB_FIELDS = ("jobType", "status", "computeId", "resources", "queueSettings", "limits")
+JOB_TIMES = ("createdAt", "lastModifiedAt")
+FINISHED_JOBS = frozenset({"completed", "failed", "canceled", "notresponding"})
+RUNNING_JOBS = frozenset({"running", "finalizing"})
+
+
+def job_summary(job: dict[str, Any], now: dt.datetime) -> dict[str, Any] | None:
+    """An AML job (an ARM object) cut to what the serverless rules read, with ``created`` and
+    ``ran_hours``: the jobs API records no run times, so a finished job (Completed, Failed,
+    Canceled, NotResponding) ran from ``systemData.createdAt`` to its record's last change
+    (``lastModifiedAt``), a running one (Running, Finalizing) until ``now``, and any other
+    (queued, not started) not yet. None for a job whose creation time is not an ISO 8601 time,
+    which cannot be placed in a window."""
+    system = job.get("systemData")
+    created, modified = (_time(system.get(key) if isinstance(system, dict) else None) for key in JOB_TIMES)
+    properties = job.get("properties")
+    if created is None or not isinstance(properties, dict):
+        return None
+    status = str(properties.get("status", "")).lower()
+    ended = modified if status in FINISHED_JOBS else now if status in RUNNING_JOBS else created
+    kept = {key: properties[key] for key in JOB_FIELDS if key in properties}
+    trial, settings = properties.get("trial"), properties.get("settings")
+    if isinstance(trial, dict) and "resources" in trial:
+        kept["trial"] = {"resources": trial["resources"]}
+    if isinstance(settings, dict):
+        kept["settings"] = {k: v for k, v in settings.items() if k in ("default_compute", "defaultCompute")}
+    hours = max(0.0, ((ended or created) - created).total_seconds() / 3600)
+    return {"name": job.get("name"), "properties": kept, "created": created.isoformat(), "ran_hours": round(hours, 4)}
+
+
+def _time(text: Any) -> dt.datetime | None:
+    try:
+        stamp = dt.datetime.fromisoformat(text.replace("Z", "+00:00")) if isinstance(text, str) else None
+    except ValueError:
+        return None
+    return stamp if stamp is None or stamp.tzinfo else stamp.replace(tzinfo=dt.UTC)
 
 
 def graph_page(body: Any, columns: tuple[str, ...]) -> tuple[list[dict[str, Any]], str | None]:

@@ -541,6 +541,8 @@ MAPPINGS: dict[str, TypeMap] = {
             A("identity", "identity", identity_block),
             A("container_app_environment_id", "properties.managedEnvironmentId"),
             A("workload_profile_name", "properties.workloadProfileName"),
+            A("template.0.min_replicas", "properties.template.scale.minReplicas"),
+            A("template.0.max_replicas", "properties.template.scale.maxReplicas"),
             A("ingress.0.external_enabled", "properties.configuration.ingress.external"),
             A("ingress.0.allow_insecure_connections", "properties.configuration.ingress.allowInsecure"),
         ),

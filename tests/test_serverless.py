@@ -1,0 +1,351 @@
+"""Serverless compute used full-time (AZAI-207) and serverless GPUs kept warm (AZAI-208), read
+live through the real azure-mgmt pipeline against the project's ARM emulator, plus the schedule
+arithmetic both IaC and live judgements rest on.
+
+The four IaC forms of each rule are in fixtures/rules/AZAI-207 and AZAI-208 (test_rules) and
+their what-if twins are scanned live by test_live; these tests cover what only a live scan
+reads: a workspace's jobs, and a Container App's requests.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from scanner.emulator.estate import Estate
+from scanner.emulator.server import Answer, Emulator, Faults
+from scanner.model.schedules import runs_per_day
+from scanner.model.unknown import UnknownValueError
+from scanner.pipeline.scan import ScanRequest, ScanResult, run_scan
+from scanner.sources.live.collect import LiveScope
+
+SUB = "00000000-0000-0000-0000-0000000000e7"
+GROUP = f"/subscriptions/{SUB}/resourceGroups/rg-train"
+A100 = "Standard_NC24ads_A100_v4"
+A100_EASTUS = 3.673  # scanner/data/vm_prices.csv
+HOURS = 168
+
+
+def _stamp(moment: dt.datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _workspace(name: str) -> dict[str, Any]:
+    return {
+        "id": f"{GROUP}/providers/Microsoft.MachineLearningServices/workspaces/{name}",
+        "name": name,
+        "type": "Microsoft.MachineLearningServices/workspaces",
+        "location": "eastus",
+        "properties": {"publicNetworkAccess": "Disabled"},
+    }
+
+
+def _job(
+    workspace: str,
+    name: str,
+    age_hours: float,
+    ran_hours: float,
+    status: str = "Completed",
+    compute: str | None = None,
+    size: str | None = A100,
+) -> dict[str, Any]:
+    created = dt.datetime.now(dt.UTC) - dt.timedelta(hours=age_hours)
+    properties: dict[str, Any] = {"jobType": "Command", "status": status, "command": "python train.py"}
+    if compute:
+        properties["computeId"] = compute
+    if size:
+        properties["resources"] = {"instanceType": size, "instanceCount": 1}
+    return {
+        "id": f"{GROUP}/providers/Microsoft.MachineLearningServices/workspaces/{workspace}/jobs/{name}",
+        "name": name,
+        "type": "Microsoft.MachineLearningServices/workspaces/jobs",
+        "properties": properties,
+        "systemData": {
+            "createdAt": _stamp(created),
+            "lastModifiedAt": _stamp(created + dt.timedelta(hours=ran_hours)),
+        },
+    }
+
+
+def _estate(resources: list[dict[str, Any]], metrics: dict[str, Any] | None = None) -> Estate:
+    return Estate(
+        [{"id": f"/subscriptions/{SUB}", "subscriptionId": SUB, "displayName": "train", "state": "Enabled"}],
+        resources,
+        metrics={k.lower(): v for k, v in (metrics or {}).items()},
+    )
+
+
+def _scan(
+    serve: Callable[..., Emulator], estate: Estate, select: tuple[str, ...], faults: Faults | None = None
+) -> tuple[ScanResult, Emulator]:
+    emulator = serve(estate, faults)
+    request = ScanRequest(
+        paths=(), live=LiveScope(all_subscriptions=True), arm_endpoint=emulator.endpoint, fail_on="none", select=select
+    )
+    return run_scan(request), emulator
+
+
+def _outcomes(result: ScanResult, rule: str) -> tuple[dict[str, Any], set[str], set[str]]:
+    failed = {f.resource.name: f for f in result.findings if f.check.id == rule}
+    passed = {r.name for c, r in result.passed if c.id == rule}
+    undetermined = {u.resource.name for u in result.undetermined if u.check.id == rule}
+    return failed, passed, undetermined
+
+
+def jobs_estate() -> Estate:
+    cluster = f"{GROUP}/providers/Microsoft.MachineLearningServices/workspaces/busy/computes/gpu"
+    busy = [_job("busy", f"sweep-{i}", age_hours=i * 0.8 + 1, ran_hours=1.0) for i in range(200)]
+    busy += [_job("busy", "running-now", age_hours=3, ran_hours=0.1, status="Running")]
+    busy += [_job("busy", "queued", age_hours=30, ran_hours=0, status="Queued")]
+    # on a cluster, or older than the window: neither counts
+    busy += [_job("busy", f"cluster-{i}", age_hours=i + 1, ran_hours=5, compute=cluster) for i in range(50)]
+    busy += [_job("busy", f"old-{i}", age_hours=24 * 10 + i, ran_hours=20) for i in range(20)]
+    quiet = [_job("quiet", f"nightly-{d}", age_hours=24 * d + 2, ran_hours=2) for d in range(7)]
+    unsized = [_job("unsized", f"auto-{i}", age_hours=i * 0.5 + 1, ran_hours=1, size=None) for i in range(300)]
+    workspaces = [_workspace(n) for n in ("busy", "quiet", "unsized", "denied")]
+    return _estate(workspaces + busy + quiet + unsized)
+
+
+def test_a_workspace_whose_serverless_jobs_add_up_to_full_time_fails_with_its_spend(serve) -> None:  # type: ignore[no-untyped-def]
+    faults = Faults(answers={"/workspaces/denied/jobs": Answer(status=403, body={"error": {"code": "Denied"}})})
+    result, emulator = _scan(serve, jobs_estate(), ("AZAI-210",), faults)
+    failed, passed, undetermined = _outcomes(result, "AZAI-210")
+    assert set(failed) == {"busy", "unsized"}
+    assert passed == {"quiet"}
+    assert undetermined == {"denied"}  # its jobs could not be read
+
+    busy = failed["busy"]
+    # 200 finished one-hour jobs and one running for 3 hours, in 7 days; queued, cluster and old jobs count nothing
+    assert busy.violation.observed["jobs"] == 202
+    assert busy.violation.observed["instance_hours"] == pytest.approx(203.0, abs=0.1)
+    instances = round(203.0 / 7 / 24, 2)
+    assert busy.cost is not None and busy.cost.monthly_usd == round(instances * 730 * A100_EASTUS, 2)
+    assert busy.cost.price is not None and busy.cost.price.as_of
+    # Azure picks the VM when a job names none: unknown, never $0
+    unsized = failed["unsized"].cost
+    assert unsized is not None and unsized.monthly_usd is None and "instanceType" in (unsized.unknown_reason or "")
+
+    reads = [r for r in emulator.log if r.path.lower().endswith("/jobs")]
+    firsts = [r for r in reads if "skiptoken" not in r.query.lower()]  # then each page's nextLink
+    assert sorted(r.path.rsplit("/", 2)[-2] for r in firsts) == ["busy", "denied", "quiet", "unsized"]
+    assert all("listViewType=All" in r.query for r in firsts)  # archived jobs ran too
+    writes = [r for r in emulator.log if r.method != "GET" and not r.path.lower().endswith("/resources")]
+    assert not writes  # reads only: GETs, and Resource Graph's query POST
+
+
+def test_jobs_are_read_only_for_the_serverless_rule(serve) -> None:  # type: ignore[no-untyped-def]
+    _, emulator = _scan(serve, jobs_estate(), ("AZAI-103",))
+    assert not [r for r in emulator.log if r.path.lower().endswith("/jobs")]
+
+
+def _app(name: str, profile: str, minimum: int) -> dict[str, Any]:
+    return {
+        "id": f"{GROUP}/providers/Microsoft.App/containerApps/{name}",
+        "name": name,
+        "type": "Microsoft.App/containerApps",
+        "location": "eastus",
+        "properties": {
+            "managedEnvironmentId": f"{GROUP}/providers/Microsoft.App/managedEnvironments/cae",
+            "workloadProfileName": profile,
+            "template": {"scale": {"minReplicas": minimum, "maxReplicas": 2}},
+        },
+    }
+
+
+def test_a_warm_serverless_gpu_app_says_whether_it_served_anyone(serve) -> None:  # type: ignore[no-untyped-def]
+    environment = {
+        "id": f"{GROUP}/providers/Microsoft.App/managedEnvironments/cae",
+        "name": "cae",
+        "type": "Microsoft.App/managedEnvironments",
+        "location": "eastus",
+        "properties": {
+            "workloadProfiles": [
+                {"name": "Consumption", "workloadProfileType": "Consumption"},
+                {"name": "gpu", "workloadProfileType": "Consumption-GPU-NC24-A100"},
+            ]
+        },
+    }
+    idle, busy, cold = _app("idle", "gpu", 1), _app("busy", "gpu", 2), _app("cold", "gpu", 0)
+    metrics = {
+        idle["id"]: {"Requests": {}, "Replicas": {"": [1.0] * HOURS}},
+        busy["id"]: {"Requests": {"": [40.0] * HOURS}, "Replicas": {"": [2.0] * HOURS}},
+    }
+    result, emulator = _scan(serve, _estate([environment, idle, busy, cold], metrics), ("AZAI-208",))
+    failed, passed, undetermined = _outcomes(result, "AZAI-208")
+    assert set(failed) == {"idle", "busy"}
+    assert passed == {"cold"} and not undetermined
+
+    assert failed["idle"].violation.message.endswith("and it took no requests in 7 days (hourly)")
+    assert failed["idle"].violation.observed["requests"] == 0
+    assert "took no requests" not in failed["busy"].violation.message
+    assert failed["busy"].violation.observed["requests"] == 40.0 * HOURS
+    # 2 GPUs x 730 h x $1.9044 (Container Apps A100 GPU-second x 3600, eastus)
+    cost = failed["busy"].cost
+    assert cost is not None and cost.monthly_usd == round(2 * 730 * 1.9044, 2)
+    assert cost.price is not None and cost.price.as_of == "2026-08-01"
+
+    measured = sorted(
+        r.path.split("/containerApps/")[1].split("/")[0] for r in emulator.log if r.path.lower().endswith("/metrics")
+    )
+    assert measured == ["busy", "idle"]  # one request per warm GPU app; none for the one at zero
+
+
+@pytest.mark.parametrize(
+    ("trigger", "runs"),
+    [
+        ({"triggerType": "Cron", "expression": "*/30 * * * *"}, 48.0),
+        ({"triggerType": "Cron", "expression": "0 2 * * *"}, 1.0),
+        ({"triggerType": "Cron", "expression": "15 16 * * 1"}, 1 / 7),
+        ({"triggerType": "Cron", "expression": "0 9-17 * * MON-FRI"}, 9 * 5 / 7),
+        ({"triggerType": "Cron", "expression": "0,30 */6 * * *"}, 8.0),
+        ({"triggerType": "Cron", "expression": "5/15 * * * 0,6"}, 4 * 24 * 2 / 7),
+        # AML ignores the day-of-month and month fields ("always treated as *")
+        ({"triggerType": "Cron", "expression": "0 0 1 1 *"}, 1.0),
+        ({"triggerType": "Recurrence", "frequency": "Minute", "interval": 10}, 144.0),
+        ({"triggerType": "Recurrence", "frequency": "Hour", "interval": 2}, 12.0),
+        (
+            {
+                "triggerType": "Recurrence",
+                "frequency": "Day",
+                "interval": 1,
+                "schedule": {"hours": [4, 5], "minutes": [0, 30]},
+            },
+            4.0,
+        ),
+        (
+            {
+                "triggerType": "Recurrence",
+                "frequency": "Week",
+                "interval": 1,
+                "schedule": {"hours": [2], "minutes": [0], "weekDays": ["Monday", "Friday"]},
+            },
+            2 / 7,
+        ),
+        ({"triggerType": "Recurrence", "frequency": "Month", "interval": 1}, 12 / 365.25),
+    ],
+)
+def test_runs_per_day_of_every_trigger_form(trigger: dict[str, Any], runs: float) -> None:
+    assert runs_per_day(trigger) == pytest.approx(runs)
+
+
+@pytest.mark.parametrize(
+    "trigger",
+    [
+        {"triggerType": "Cron", "expression": "* * * *"},
+        {"triggerType": "Cron", "expression": "61 * * * *"},
+        {"triggerType": "Cron", "expression": "*/0 * * * *"},
+        {"triggerType": "Cron", "expression": "@hourly x y z w"},
+        {"triggerType": "Recurrence", "frequency": "Fortnight", "interval": 1},
+        {"triggerType": "Recurrence", "frequency": "Hour", "interval": 0},
+        {"triggerType": "Recurrence", "frequency": "Day", "interval": 1, "schedule": {"hours": 4}},
+        {"triggerType": "Once"},
+        "every day",
+    ],
+)
+def test_a_trigger_that_cannot_be_read_is_undetermined(trigger: Any) -> None:
+    with pytest.raises(UnknownValueError):
+        runs_per_day(trigger)
+
+
+def _account(name: str, region: str) -> dict[str, Any]:
+    return {
+        "id": f"{GROUP}/providers/Microsoft.CognitiveServices/accounts/{name}",
+        "name": name,
+        "type": "Microsoft.CognitiveServices/accounts",
+        "location": region,
+        "kind": "OpenAI",
+        "sku": {"name": "S0"},
+        "properties": {"publicNetworkAccess": "Disabled", "disableLocalAuth": True},
+    }
+
+
+def _deployment(
+    account: str, name: str, sku: str, model: str = "gpt-4o", version: str = "2024-11-20"
+) -> dict[str, Any]:
+    return {
+        "id": f"{GROUP}/providers/Microsoft.CognitiveServices/accounts/{account}/deployments/{name}",
+        "name": name,
+        "type": "Microsoft.CognitiveServices/accounts/deployments",
+        "sku": {"name": sku, "capacity": 1000},
+        "properties": {"model": {"format": "OpenAI", "name": model, "version": version}},
+    }
+
+
+STEADY_IN, STEADY_OUT = [9.0e6] * (HOURS - 1) + [9.5e6], [0.3e6] * (HOURS - 1) + [0.32e6]
+
+
+def tokens_estate() -> Estate:
+    east, west, dark = _account("oai", "eastus"), _account("oai-eu", "westeurope"), _account("dark", "eastus")
+    office = [0.0 if (h % 24) < 8 or (h % 24) > 18 else 9.0e6 for h in range(HOURS)]
+    resources = [
+        east,
+        _deployment("oai", "steady", "GlobalStandard"),
+        _deployment("oai", "office-hours", "GlobalStandard"),
+        _deployment("oai", "trickle", "GlobalStandard"),
+        _deployment("oai", "legacy-model", "GlobalStandard", "gpt-35-turbo", "0125"),
+        _deployment("oai", "ptu", "GlobalProvisionedManaged"),
+        west,
+        _deployment("oai-eu", "steady-dz", "DataZoneStandard"),
+        dark,
+        _deployment("dark", "unmeasured", "GlobalStandard"),
+    ]
+    metrics = {
+        east["id"]: {
+            "ProcessedPromptTokens": {
+                "steady": STEADY_IN,
+                "office-hours": office,
+                "trickle": [1000.0] * HOURS,
+                "legacy-model": STEADY_IN,
+            },
+            "GeneratedTokens": {"steady": STEADY_OUT, "office-hours": office, "trickle": [50.0] * HOURS},
+            "AzureOpenAIProvisionedManagedUtilizationV2": {"ptu": [50.0] * HOURS},
+            "AzureOpenAIRequests": {"ptu": [10.0] * HOURS},
+        },
+        # the Foundry metric names
+        west["id"]: {"InputTokens": {"steady-dz": STEADY_IN}, "OutputTokens": {"steady-dz": STEADY_OUT}},
+        # `dark` publishes nothing
+    }
+    return _estate(resources, metrics)
+
+
+def test_pay_per_token_at_full_time_volume_fails_only_below_the_stated_ptu_price(serve) -> None:  # type: ignore[no-untyped-def]
+    # at the bundled hourly PTU price ($1.00 Global) tokens are cheaper: the steady deployment passes
+    result, _ = _scan(serve, tokens_estate(), ("AZAI-209",))
+    failed, passed, undetermined = _outcomes(result, "AZAI-209")
+    assert not failed
+    assert passed == {"oai/steady", "oai/office-hours", "oai/trickle", "oai/ptu"}
+    # no token price or PTU capacity for the model, no Data Zone price in westeurope, no metric at all
+    assert undetermined == {"oai/legacy-model", "oai-eu/steady-dz", "dark/unmeasured"}
+
+
+def test_a_reservation_rate_makes_steady_volume_a_cost_finding(serve) -> None:  # type: ignore[no-untyped-def]
+    emulator = serve(tokens_estate())
+    request = ScanRequest(
+        paths=(),
+        live=LiveScope(all_subscriptions=True),
+        arm_endpoint=emulator.endpoint,
+        fail_on="none",
+        select=("AZAI-209",),
+        rule_options=("AZAI-209:ptu_usd_per_hour=0.30",),
+    )
+    failed, passed, undetermined = _outcomes(run_scan(request), "AZAI-209")
+    assert set(failed) == {"oai/steady"}
+    assert passed == {"oai/office-hours", "oai/trickle", "oai/ptu"}  # bursty, small, provisioned
+    assert undetermined == {"oai/legacy-model", "oai-eu/steady-dz", "dark/unmeasured"}
+
+    finding = failed["oai/steady"]
+    # gpt-4o Global Standard: $2.50 in / $10 out per 1M tokens; 2,500 input TPM per PTU, output x4
+    spend = (sum(STEADY_IN) * 2.5 + sum(STEADY_OUT) * 10.0) / 1e6 * 730 / HOURS
+    ptus = 15 + 5 * -(-((9.5e6 + 4 * 0.32e6) / 60 / 2500 - 15) // 5)  # rounded up to the step of 5
+    assert ptus == 75
+    provisioned = ptus * 730 * 0.30
+    assert finding.severity.label == "low"
+    assert finding.violation.observed["ptus"] == ptus
+    assert finding.violation.observed["monthly_token_spend"] == round(spend, 2)
+    assert finding.violation.observed["provisioned_monthly"] == round(provisioned, 2)
+    assert finding.cost is not None and finding.cost.monthly_usd == round(spend - provisioned, 2)
+    assert finding.cost.price is not None and "ptu_usd_per_hour" in finding.cost.price.source
+    assert any("2026-08-11" in note for note in finding.cost.assumptions)  # the token prices' date
