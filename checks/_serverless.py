@@ -1,13 +1,22 @@
-"""What the serverless rules share: the month's spend of compute kept busy, priced per size."""
+"""What the AML serverless rules (AZAI-207 on schedules, AZAI-210 on jobs) share: their
+principle, and the month's spend of compute kept busy, priced per size."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from scanner.engine.checkapi import CheckContext
+from checks._common import WAF_AI
+from scanner.engine.checkapi import CheckContext, Principle
 from scanner.model import azure_types as T
 from scanner.model.pricing import HOURS_PER_MONTH, Cost
 from scanner.model.resources import Resource
+
+SERVERLESS_GUIDE = "https://learn.microsoft.com/azure/machine-learning/how-to-use-serverless-compute"
+SERVERLESS_PRINCIPLE = Principle(
+    "Serverless compute suits short, infrequent runs; for full-time operations a compute cluster, "
+    "which a reservation or savings plan can discount and which can run on low priority, costs less.",
+    WAF_AI + "design-principles#cost-optimization",
+)
 
 
 def serverless_spend(

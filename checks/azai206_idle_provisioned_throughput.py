@@ -8,7 +8,7 @@ from checks._common import WAF_AI, rule_page
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.needs import LiveRead
-from scanner.model.pricing import HOURS_PER_MONTH, Cost
+from scanner.model.pricing import HOURS_PER_MONTH, PTU, Cost
 from scanner.model.resources import Resource
 from scanner.model.unknown import Unknown, known
 from scanner.model.utilization import DeploymentUsage, is_hosted_fine_tune, is_provisioned
@@ -213,4 +213,4 @@ def _ptus(resource: Resource) -> float:
 def _ptu_cost(resource: Resource, ctx: CheckContext, ptus: float, what: str, assumptions: tuple[str, ...]) -> Cost:
     account = ctx.inventory.parent(resource)
     region = account.location if account is not None else None
-    return ctx.prices.estimate_ptu(resource.get("sku.name"), region, ptus, HOURS_PER_MONTH, what, assumptions)
+    return ctx.prices.estimate(resource.get("sku.name"), region, ptus, HOURS_PER_MONTH, what, assumptions, meter=PTU)

@@ -5,15 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from checks._common import WAF_AI, parse_duration, rule_page
-from checks._serverless import serverless_spend
-from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from checks._common import parse_duration, rule_page
+from checks._serverless import SERVERLESS_GUIDE, SERVERLESS_PRINCIPLE, serverless_spend
+from scanner.engine.checkapi import CheckContext, Pillar, Remediation, Severity, Violation, rule
 from scanner.model import amljobs
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
 from scanner.model.schedules import runs_per_day
-
-SERVERLESS_GUIDE = "https://learn.microsoft.com/azure/machine-learning/how-to-use-serverless-compute"
 
 
 @rule(
@@ -24,11 +22,7 @@ SERVERLESS_GUIDE = "https://learn.microsoft.com/azure/machine-learning/how-to-us
     severity=Severity.MEDIUM,
     resource_types=(T.ML_SCHEDULE,),
     reads=(T.WORKSPACE,),  # the workspace's region prices the compute
-    principle=Principle(
-        "Serverless compute suits short, infrequent runs; for full-time operations a compute cluster, "
-        "which a reservation or savings plan can discount and which can run on low priority, costs less.",
-        WAF_AI + "design-principles#cost-optimization",
-    ),
+    principle=SERVERLESS_PRINCIPLE,
     remediation=Remediation(
         terraform=(
             "Run the schedule's job on an azurerm_machine_learning_compute_cluster (set the job's compute), "

@@ -9,7 +9,7 @@ from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation
 from scanner.model import azure_types as T
 from scanner.model.containerapps import MIN_REPLICAS, environment, min_replicas, serverless_gpu_profile
 from scanner.model.needs import LiveRead
-from scanner.model.pricing import HOURS_PER_MONTH
+from scanner.model.pricing import HOURS_PER_MONTH, SERVERLESS_GPU
 from scanner.model.resources import Resource
 
 GPU_GUIDE = "https://learn.microsoft.com/azure/container-apps/gpu-serverless-overview"
@@ -124,8 +124,9 @@ def always_on_serverless_gpu(resource: Resource, ctx: CheckContext) -> Iterator[
     assumptions = [f"{minimum:g} replica(s) of one GPU each, running all month"]
     if usage is not None and usage.requests is not None:
         assumptions.append(f"{usage.requests:g} requests in {usage.window}")
-    cost = ctx.prices.estimate_serverless_gpu(
-        profile, region, minimum, HOURS_PER_MONTH, "serverless GPUs held by minReplicas", tuple(assumptions)
+    what = "serverless GPUs held by minReplicas"
+    cost = ctx.prices.estimate(
+        profile, region, minimum, HOURS_PER_MONTH, what, tuple(assumptions), meter=SERVERLESS_GPU
     )
     quiet = f", and it took no requests in {usage.window}" if usage is not None and usage.requests == 0 else ""
     observed: dict[str, object] = {"minReplicas": minimum, "workloadProfileType": profile}

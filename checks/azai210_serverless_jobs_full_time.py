@@ -6,16 +6,14 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
-from checks._common import WAF_AI, rule_page
-from checks._serverless import serverless_spend
-from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
+from checks._common import rule_page
+from checks._serverless import SERVERLESS_GUIDE, SERVERLESS_PRINCIPLE, serverless_spend
+from scanner.engine.checkapi import CheckContext, Pillar, Remediation, Severity, Violation, rule
 from scanner.model import amljobs
 from scanner.model import azure_types as T
 from scanner.model.needs import LiveRead
 from scanner.model.resources import Resource
 from scanner.model.unknown import UnknownValueError, known
-
-SERVERLESS_GUIDE = "https://learn.microsoft.com/azure/machine-learning/how-to-use-serverless-compute"
 
 
 @rule(
@@ -26,11 +24,7 @@ SERVERLESS_GUIDE = "https://learn.microsoft.com/azure/machine-learning/how-to-us
     severity=Severity.MEDIUM,
     resource_types=(T.WORKSPACE,),
     reads=(LiveRead.ML_JOBS,),
-    principle=Principle(
-        "Serverless compute suits short, infrequent runs; for full-time operations a compute cluster, "
-        "which a reservation or savings plan can discount and which can run on low priority, costs less.",
-        WAF_AI + "design-principles#cost-optimization",
-    ),
+    principle=SERVERLESS_PRINCIPLE,
     remediation=Remediation(
         terraform=(
             "Add an azurerm_machine_learning_compute_cluster (min_node_count = 0) and submit the recurring "

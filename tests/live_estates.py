@@ -68,3 +68,30 @@ def account_models(resources: Iterable[dict[str, Any]]) -> dict[str, list[dict[s
             entry["deprecation"] = {"inference": f"{row.retirement.isoformat()}T00:00:00Z"}
         lists.setdefault(body["id"].rsplit("/deployments/", 1)[0].lower(), []).append(entry)
     return lists
+
+
+def model_account(group: str, name: str, kind: str, region: str) -> dict[str, Any]:
+    """An AI services account in resource group ``group`` (an ARM id), locked down so that only
+    the rule under test has something to say about it."""
+    return {
+        "id": f"{group}/providers/Microsoft.CognitiveServices/accounts/{name}",
+        "name": name,
+        "type": "Microsoft.CognitiveServices/accounts",
+        "location": region,
+        "kind": kind,
+        "sku": {"name": "S0"},
+        "properties": {"publicNetworkAccess": "Disabled", "disableLocalAuth": True},
+    }
+
+
+def model_deployment(
+    group: str, account: str, name: str, sku: str, capacity: int, model: str = "gpt-4o", version: str = "1"
+) -> dict[str, Any]:
+    """A model deployment of ``account``, as the deployments list returns it."""
+    return {
+        "id": f"{group}/providers/Microsoft.CognitiveServices/accounts/{account}/deployments/{name}",
+        "name": name,
+        "type": "Microsoft.CognitiveServices/accounts/deployments",
+        "sku": {"name": sku, "capacity": capacity},
+        "properties": {"model": {"format": "OpenAI", "name": model, "version": version}},
+    }

@@ -7,6 +7,7 @@ resources fail, pass and stay undetermined, the dollars, and how many metrics re
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs
@@ -15,32 +16,15 @@ from scanner.emulator.estate import Estate
 from scanner.emulator.server import Emulator
 from scanner.pipeline.scan import ScanRequest, ScanResult, run_scan
 from scanner.sources.live.collect import LiveScope
+from tests.live_estates import model_account, model_deployment
 
 SUB = "00000000-0000-0000-0000-0000000000d6"
 GROUP = f"/subscriptions/{SUB}/resourceGroups/rg-models"
 HOURS = 168  # 7 days of hourly samples
 
 
-def _account(name: str, kind: str, region: str) -> dict[str, Any]:
-    return {
-        "id": f"{GROUP}/providers/Microsoft.CognitiveServices/accounts/{name}",
-        "name": name,
-        "type": "Microsoft.CognitiveServices/accounts",
-        "location": region,
-        "kind": kind,
-        "sku": {"name": "S0"},
-        "properties": {"publicNetworkAccess": "Disabled", "disableLocalAuth": True},
-    }
-
-
-def _deployment(account: str, name: str, sku: str, capacity: int, model: str = "gpt-4o") -> dict[str, Any]:
-    return {
-        "id": f"{GROUP}/providers/Microsoft.CognitiveServices/accounts/{account}/deployments/{name}",
-        "name": name,
-        "type": "Microsoft.CognitiveServices/accounts/deployments",
-        "sku": {"name": sku, "capacity": capacity},
-        "properties": {"model": {"format": "OpenAI", "name": model, "version": "1"}},
-    }
+_account = functools.partial(model_account, GROUP)
+_deployment = functools.partial(model_deployment, GROUP)
 
 
 def _estate(resources: list[dict[str, Any]], metrics: dict[str, Any]) -> Estate:

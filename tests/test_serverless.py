@@ -21,6 +21,7 @@ from scanner.model.schedules import runs_per_day
 from scanner.model.unknown import UnknownValueError
 from scanner.pipeline.scan import ScanRequest, ScanResult, run_scan
 from scanner.sources.live.collect import LiveScope
+from tests.live_estates import model_account, model_deployment
 
 SUB = "00000000-0000-0000-0000-0000000000e7"
 GROUP = f"/subscriptions/{SUB}/resourceGroups/rg-train"
@@ -251,27 +252,13 @@ def test_a_trigger_that_cannot_be_read_is_undetermined(trigger: Any) -> None:
 
 
 def _account(name: str, region: str) -> dict[str, Any]:
-    return {
-        "id": f"{GROUP}/providers/Microsoft.CognitiveServices/accounts/{name}",
-        "name": name,
-        "type": "Microsoft.CognitiveServices/accounts",
-        "location": region,
-        "kind": "OpenAI",
-        "sku": {"name": "S0"},
-        "properties": {"publicNetworkAccess": "Disabled", "disableLocalAuth": True},
-    }
+    return model_account(GROUP, name, "OpenAI", region)
 
 
 def _deployment(
     account: str, name: str, sku: str, model: str = "gpt-4o", version: str = "2024-11-20"
 ) -> dict[str, Any]:
-    return {
-        "id": f"{GROUP}/providers/Microsoft.CognitiveServices/accounts/{account}/deployments/{name}",
-        "name": name,
-        "type": "Microsoft.CognitiveServices/accounts/deployments",
-        "sku": {"name": sku, "capacity": 1000},
-        "properties": {"model": {"format": "OpenAI", "name": model, "version": version}},
-    }
+    return model_deployment(GROUP, account, name, sku, 1000, model, version)
 
 
 STEADY_IN, STEADY_OUT = [9.0e6] * (HOURS - 1) + [9.5e6], [0.3e6] * (HOURS - 1) + [0.32e6]

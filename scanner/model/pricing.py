@@ -44,6 +44,18 @@ class Price:
 
 
 @dataclass(frozen=True)
+class Meter:
+    """How a cost from one bundled hourly table reads: its basis note, why an item without a
+    known name or region has no price, the message for a pair the table lacks (with ``{item}``,
+    ``{region}`` and ``{origin}``), and the unit counted (" PTU": "15 PTU x 730 h x $1/PTU-h")."""
+
+    basis: str
+    unknown: str
+    missing: str
+    unit: str = ""
+
+
+@dataclass(frozen=True)
 class Cost:
     """A monthly waste estimate, or why there is none."""
 
@@ -57,6 +69,23 @@ class Cost:
 
 
 PRICE_TABLE = "vm_prices.csv"
+VM = Meter(
+    BASIS,
+    "the VM size or region is not known before deploy",
+    "no price for {item} in {region} in the {origin} (run: azai prices refresh --region {region})",
+)
+PTU = Meter(
+    PTU_BASIS,
+    "the deployment SKU or region is not known",
+    "no PTU price for {item} in {region} in the bundled PTU price table",
+    " PTU",
+)
+SERVERLESS_GPU = Meter(
+    SERVERLESS_GPU_BASIS,
+    "the workload profile type or region is not known",
+    "no serverless GPU price for {item} in {region} in the bundled serverless GPU price table",
+    " GPU",
+)
 
 
 def _bundled_hourly(file_name: str, key: str, value: str) -> dict[tuple[str, str], Price]:
@@ -131,115 +160,32 @@ class PriceBook:
 
     def estimate(
         self,
-        size: Any,
-        region: Any,
-        units: float,
-        hours: float,
-        what: str,
-        assumptions: tuple[str, ...] = (),
-        confidence: str = "high",
-    ) -> Cost:
-        """``units`` x ``hours`` a month x the price of ``size`` in ``region``."""
-        return self._priced(
-            self.prices,
-            size,
-            region,
-            units,
-            hours,
-            what,
-            (*assumptions, BASIS),
-            confidence,
-            unknown="the VM size or region is not known before deploy",
-            missing="no price for {item} in {region} in the {origin} (run: azai prices refresh --region {region})",
-            units_label="",
-            per="h",
-        )
-
-    def estimate_ptu(
-        self,
-        sku: Any,
-        region: Any,
-        ptus: float,
-        hours: float,
-        what: str,
-        assumptions: tuple[str, ...] = (),
-        confidence: str = "high",
-    ) -> Cost:
-        """``ptus`` x ``hours`` a month x the hourly price of one PTU of deployment ``sku``
-        (``GlobalProvisionedManaged`` and the like) in ``region``; unknown, with the reason, for a
-        SKU or region the bundled PTU table lacks."""
-        return self._priced(
-            self.ptu,
-            sku,
-            region,
-            ptus,
-            hours,
-            what,
-            (*assumptions, PTU_BASIS),
-            confidence,
-            unknown="the deployment SKU or region is not known",
-            missing="no PTU price for {item} in {region} in the bundled PTU price table",
-            units_label=" PTU",
-            per="PTU-h",
-        )
-
-    def estimate_serverless_gpu(
-        self,
-        profile: Any,
-        region: Any,
-        gpus: float,
-        hours: float,
-        what: str,
-        assumptions: tuple[str, ...] = (),
-        confidence: str = "high",
-    ) -> Cost:
-        """``gpus`` x ``hours`` a month x the hourly price of one Container Apps serverless GPU of
-        workload profile type ``profile`` in ``region``; unknown, with the reason, for a profile
-        or region the bundled table lacks."""
-        return self._priced(
-            self.serverless_gpu,
-            profile,
-            region,
-            gpus,
-            hours,
-            what,
-            (*assumptions, SERVERLESS_GPU_BASIS),
-            confidence,
-            unknown="the workload profile type or region is not known",
-            missing="no serverless GPU price for {item} in {region} in the bundled serverless GPU price table",
-            units_label=" GPU",
-            per="GPU-h",
-        )
-
-    def _priced(
-        self,
-        table: Mapping[tuple[str, str], Price],
         item: Any,
         region: Any,
         units: float,
         hours: float,
         what: str,
-        notes: tuple[str, ...],
-        confidence: str,
-        *,
-        unknown: str,
-        missing: str,
-        units_label: str,
-        per: str,
+        assumptions: tuple[str, ...] = (),
+        confidence: str = "high",
+        meter: Meter | None = None,
     ) -> Cost:
-        """A monthly cost from one of the hourly price tables: ``units`` x ``hours`` x the price
-        of ``item`` (a VM size, a PTU's deployment SKU) in ``region``. A size, SKU or region that
-        is not a known string is ``unknown``; a pair the table lacks is ``missing`` (a format
-        with ``{item}``, ``{region}`` and ``{origin}``): never $0."""
+        """``units`` x ``hours`` a month x the hourly price of ``item`` in ``region``, from the
+        table ``meter`` names: by default the VM table (``item`` a size); `PTU` (a provisioned
+        deployment SKU) or `SERVERLESS_GPU` (a Container Apps profile type). An item or region
+        that is not a known string, or a pair the table lacks, is unknown with the reason, never
+        $0."""
+        meter = meter or VM
+        notes = (*assumptions, meter.basis)
         if not isinstance(item, str) or not isinstance(region, str):
-            return Cost(None, what, notes, confidence, unknown_reason=unknown)
+            return Cost(None, what, notes, confidence, unknown_reason=meter.unknown)
         key = (item.lower(), normalize_location(region))
-        price = table.get(key)
+        price = {VM: self.prices, PTU: self.ptu, SERVERLESS_GPU: self.serverless_gpu}[meter].get(key)
         if price is None:
-            reason = missing.format(item=item, region=key[1], origin=self.origin)
+            reason = meter.missing.format(item=item, region=key[1], origin=self.origin)
             return Cost(None, what, notes, confidence, unknown_reason=reason)
         monthly = round(units * hours * price.usd_per_hour, 2)
-        basis = f"{what}: {units:g}{units_label} x {hours:g} h/month x ${price.usd_per_hour:g}/{per} ({item}, {key[1]})"
+        per = f"{meter.unit.strip()}-h" if meter.unit else "h"
+        basis = f"{what}: {units:g}{meter.unit} x {hours:g} h/month x ${price.usd_per_hour:g}/{per} ({item}, {key[1]})"
         return Cost(monthly, basis, notes, confidence, price)
 
 
