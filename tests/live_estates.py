@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from scanner.emulator.estate import Estate
+from scanner.engine.results import Finding
 from scanner.model.resources import parse_resource_id
 from scanner.model.retirements import RetirementTable
+from scanner.pipeline.scan import ScanResult
 
 SCANNED = {"Create", "Modify", "NoChange", "Deploy"}
 
@@ -95,3 +97,12 @@ def model_deployment(
         "sku": {"name": sku, "capacity": capacity},
         "properties": {"model": {"format": "OpenAI", "name": model, "version": version}},
     }
+
+
+def rule_outcomes(result: ScanResult, rule: str) -> tuple[dict[str, Finding], set[str], set[str]]:
+    """What ``rule`` made of a scan: its findings by resource name, and the names it passed and
+    could not decide."""
+    failed = {f.resource.name: f for f in result.findings if f.check.id == rule}
+    passed = {r.name for c, r in result.passed if c.id == rule}
+    undetermined = {u.resource.name for u in result.undetermined if u.check.id == rule}
+    return failed, passed, undetermined

@@ -16,7 +16,7 @@ from scanner.emulator.estate import Estate
 from scanner.emulator.server import Emulator
 from scanner.pipeline.scan import ScanRequest, ScanResult, run_scan
 from scanner.sources.live.collect import LiveScope
-from tests.live_estates import model_account, model_deployment
+from tests.live_estates import model_account, model_deployment, rule_outcomes
 
 SUB = "00000000-0000-0000-0000-0000000000d6"
 GROUP = f"/subscriptions/{SUB}/resourceGroups/rg-models"
@@ -46,13 +46,6 @@ def _scan(serve: Callable[..., Emulator], estate: Estate) -> tuple[ScanResult, l
         if r.path.lower().endswith("/providers/microsoft.insights/metrics")
     ]
     return result, metrics
-
-
-def _outcomes(result: ScanResult, rule: str) -> tuple[dict[str, Any], set[str], set[str]]:
-    failed = {f.resource.name: f for f in result.findings if f.check.id == rule}
-    passed = {r.name for c, r in result.passed if c.id == rule}
-    undetermined = {u.resource.name for u in result.undetermined if u.check.id == rule}
-    return failed, passed, undetermined
 
 
 def model_estate() -> Estate:
@@ -101,7 +94,7 @@ def model_estate() -> Estate:
 
 def test_idle_and_unused_provisioned_throughput_fail_with_their_waste(serve) -> None:  # type: ignore[no-untyped-def]
     result, metrics = _scan(serve, model_estate())
-    failed, passed, undetermined = _outcomes(result, "AZAI-206")
+    failed, passed, undetermined = rule_outcomes(result, "AZAI-206")
     assert set(failed) == {"oai/idle-ptu", "oai/unused-ptu", "oai/ft-unused", "foundry/new-names-ptu"}
     assert {"oai/busy-ptu", "oai/standard", "oai/ft-dev", "plain/chat"} <= passed
     # requests but no utilization series; an account that publishes no metric at all
@@ -152,7 +145,7 @@ def test_a_deployment_is_not_idle_by_default_options_when_its_peak_is_high(serve
         },
     )
     result, _ = _scan(serve, estate)
-    failed, passed, undetermined = _outcomes(result, "AZAI-206")
+    failed, passed, undetermined = rule_outcomes(result, "AZAI-206")
     assert not failed and not undetermined and "oai/bursty" in passed
 
 
@@ -202,7 +195,7 @@ def _workspace_estate() -> Estate:
 
 def test_idle_gpu_reads_both_shapes_of_the_aml_workspace_metric(serve) -> None:  # type: ignore[no-untyped-def]
     result, metrics = _scan(serve, _workspace_estate())
-    failed, passed, undetermined = _outcomes(result, "AZAI-202")
+    failed, passed, undetermined = rule_outcomes(result, "AZAI-202")
     assert set(failed) == {"mlw/by-compute", "mlw/by-cluster"}
     assert failed["mlw/by-compute"].violation.observed["metric"] == "GpuUtilizationPercentage"
     assert failed["mlw/by-cluster"].violation.observed["metric"] == "GpuUtilization"
@@ -223,6 +216,6 @@ def test_a_workspace_that_covers_every_compute_by_name_costs_one_metrics_request
         {"by-cluster": [2.0] * HOURS, "busy-cluster": [50.0] * HOURS, "dark": [40.0] * HOURS}
     )
     result, metrics = _scan(serve, estate)
-    failed, _, undetermined = _outcomes(result, "AZAI-202")
+    failed, _, undetermined = rule_outcomes(result, "AZAI-202")
     assert set(failed) == {"mlw/by-compute", "mlw/by-cluster"} and not undetermined
     assert len(metrics) == 1

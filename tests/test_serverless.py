@@ -21,7 +21,7 @@ from scanner.model.schedules import runs_per_day
 from scanner.model.unknown import UnknownValueError
 from scanner.pipeline.scan import ScanRequest, ScanResult, run_scan
 from scanner.sources.live.collect import LiveScope
-from tests.live_estates import model_account, model_deployment
+from tests.live_estates import model_account, model_deployment, rule_outcomes
 
 SUB = "00000000-0000-0000-0000-0000000000e7"
 GROUP = f"/subscriptions/{SUB}/resourceGroups/rg-train"
@@ -89,13 +89,6 @@ def _scan(
     return run_scan(request), emulator
 
 
-def _outcomes(result: ScanResult, rule: str) -> tuple[dict[str, Any], set[str], set[str]]:
-    failed = {f.resource.name: f for f in result.findings if f.check.id == rule}
-    passed = {r.name for c, r in result.passed if c.id == rule}
-    undetermined = {u.resource.name for u in result.undetermined if u.check.id == rule}
-    return failed, passed, undetermined
-
-
 def jobs_estate() -> Estate:
     cluster = f"{GROUP}/providers/Microsoft.MachineLearningServices/workspaces/busy/computes/gpu"
     busy = [_job("busy", f"sweep-{i}", age_hours=i * 0.8 + 1, ran_hours=1.0) for i in range(200)]
@@ -113,7 +106,7 @@ def jobs_estate() -> Estate:
 def test_a_workspace_whose_serverless_jobs_add_up_to_full_time_fails_with_its_spend(serve) -> None:  # type: ignore[no-untyped-def]
     faults = Faults(answers={"/workspaces/denied/jobs": Answer(status=403, body={"error": {"code": "Denied"}})})
     result, emulator = _scan(serve, jobs_estate(), ("AZAI-210",), faults)
-    failed, passed, undetermined = _outcomes(result, "AZAI-210")
+    failed, passed, undetermined = rule_outcomes(result, "AZAI-210")
     assert set(failed) == {"busy", "unsized"}
     assert passed == {"quiet"}
     assert undetermined == {"denied"}  # its jobs could not be read
@@ -175,7 +168,7 @@ def test_a_warm_serverless_gpu_app_says_whether_it_served_anyone(serve) -> None:
         busy["id"]: {"Requests": {"": [40.0] * HOURS}, "Replicas": {"": [2.0] * HOURS}},
     }
     result, emulator = _scan(serve, _estate([environment, idle, busy, cold], metrics), ("AZAI-208",))
-    failed, passed, undetermined = _outcomes(result, "AZAI-208")
+    failed, passed, undetermined = rule_outcomes(result, "AZAI-208")
     assert set(failed) == {"idle", "busy"}
     assert passed == {"cold"} and not undetermined
 
@@ -301,7 +294,7 @@ def tokens_estate() -> Estate:
 def test_pay_per_token_at_full_time_volume_fails_only_below_the_stated_ptu_price(serve) -> None:  # type: ignore[no-untyped-def]
     # at the bundled hourly PTU price ($1.00 Global) tokens are cheaper: the steady deployment passes
     result, _ = _scan(serve, tokens_estate(), ("AZAI-209",))
-    failed, passed, undetermined = _outcomes(result, "AZAI-209")
+    failed, passed, undetermined = rule_outcomes(result, "AZAI-209")
     assert not failed
     assert passed == {"oai/steady", "oai/office-hours", "oai/trickle", "oai/ptu"}
     # no token price or PTU capacity for the model, no Data Zone price in westeurope, no metric at all
@@ -318,7 +311,7 @@ def test_a_reservation_rate_makes_steady_volume_a_cost_finding(serve) -> None:  
         select=("AZAI-209",),
         rule_options=("AZAI-209:ptu_usd_per_hour=0.30",),
     )
-    failed, passed, undetermined = _outcomes(run_scan(request), "AZAI-209")
+    failed, passed, undetermined = rule_outcomes(run_scan(request), "AZAI-209")
     assert set(failed) == {"oai/steady"}
     assert passed == {"oai/office-hours", "oai/trickle", "oai/ptu"}  # bursty, small, provisioned
     assert undetermined == {"oai/legacy-model", "oai-eu/steady-dz", "dark/unmeasured"}
