@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import timedelta
 from typing import Any
 
 from scanner import RULE_PAGES
@@ -114,23 +113,6 @@ def cluster_name(pool: Resource) -> str:
     return pool.name.rsplit("/", 1)[0]
 
 
-_DURATION = re.compile(
-    r"^P(?:(?P<days>\d+(?:\.\d+)?)D)?(?:T(?:(?P<hours>\d+(?:\.\d+)?)H)?(?:(?P<minutes>\d+(?:\.\d+)?)M)?(?:(?P<seconds>\d+(?:\.\d+)?)S)?)?$",
-    re.IGNORECASE,
-)
-
-
-def parse_duration(text: Any) -> timedelta | None:
-    """An ISO-8601 duration such as ``PT15M`` or ``P1DT2H``; None when it is not one."""
-    if not isinstance(text, str):
-        return None
-    match = _DURATION.match(text.strip())
-    if not match or text.strip().upper() in ("P", "PT"):
-        return None
-    parts = {k: float(v) for k, v in match.groupdict().items() if v}
-    return timedelta(**parts)
-
-
 def compute_region(compute: Resource, ctx: CheckContext) -> Any:
     """Where an AML compute runs, normalized: ``computeLocation``, else its ``location``, else its
     workspace's region, which ARM gives a compute declared without one (a template or azapi body
@@ -167,13 +149,13 @@ def workspace_users(resource: Resource, ctx: CheckContext, path: str) -> list[Re
 
 def has_tag(resource: Resource, ctx: CheckContext, key_option: str, values_option: str) -> bool:
     """Whether the resource, or a parent, carries the tag the rule's options name (values compare
-    case-insensitively; an empty value list accepts any value). AML's proxy resources (schedules,
-    jobs) have no ARM ``tags``: their own are ``properties.tags``, which count too."""
+    case-insensitively; an empty value list accepts any value). AML schedules have no ARM
+    ``tags``: their own are ``properties.tags``."""
     key = str(ctx.options.get(key_option, "")).lower()
     values = {str(v).lower() for v in ctx.options.get(values_option, [])}
     current: Resource | None = resource
     while current is not None:
-        own = current.get("properties.tags")
+        own = current.get("properties.tags") if current.type_key == T.ML_SCHEDULE.lower() else None
         for tag, value in (*current.tags.items(), *(own.items() if isinstance(own, dict) else ())):
             if tag.lower() == key and (not values or str(value).lower() in values):
                 return True

@@ -14,7 +14,6 @@ from checks._common import (
     cluster_name,
     compute_region,
     known_number,
-    parse_duration,
     pool_is_gpu,
     pool_mode,
     rule_page,
@@ -22,6 +21,7 @@ from checks._common import (
 )
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
+from scanner.model.durations import parse_duration
 from scanner.model.needs import LiveRead
 from scanner.model.pricing import HOURS_PER_MONTH, Cost
 from scanner.model.resources import Resource

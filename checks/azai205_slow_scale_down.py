@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, parse_duration, rule_page, same_text
+from checks._common import WAF_AI, rule_page, same_text
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
+from scanner.model.durations import parse_duration
 from scanner.model.resources import Resource
 from scanner.model.unknown import Unknown, known
 

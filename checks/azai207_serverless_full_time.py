@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from checks._common import parse_duration, rule_page
+from checks._common import rule_page
 from checks._serverless import SERVERLESS_GUIDE, SERVERLESS_PRINCIPLE, serverless_spend
 from scanner.engine.checkapi import CheckContext, Pillar, Remediation, Severity, Violation, rule
 from scanner.model import amljobs
@@ -91,8 +91,11 @@ def serverless_full_time(resource: Resource, ctx: CheckContext) -> Iterator[Viol
 
     - Runs a day are the average over a week: a cron `*/20 8-17 * * 1-5` fires 30 times on each
       weekday and 21.4 times a day on average. Azure Machine Learning ignores a cron's
-      day-of-month and month fields ("always treated as *"); a Recurrence runs every
-      `interval` of its `frequency`, at each listed hour x minute, on each listed week day.
+      day-of-month and month fields ("always treated as *"). A Recurrence runs every
+      `interval` of its `frequency`: Minute and Hour ones on their own (an Hour one at each
+      listed minute), Day, Week and Month ones at each listed hour x minute; listed week days
+      thin Minute, Hour and Day recurrences out and are the days of a Week one, and listed month
+      days are the days of a Month one.
     - Hours per run are `assumed_run_hours`, or the job's `limits.timeout` when that is
       shorter (a run cannot last longer).
     - Instances are `resources.instanceCount` (default 1; a sweep's `trial.resources`). A
@@ -109,8 +112,9 @@ def serverless_full_time(resource: Resource, ctx: CheckContext) -> Iterator[Viol
     ## Undetermined when
 
     The trigger, the job definition or its compute is unknown before deploy or not in a form
-    the rule reads (a cron expression that is not five fields), or a pipeline names no default
-    compute (its steps choose, and are not read).
+    the rule reads (a cron expression that is not five fields, an hour of 24, a Month
+    recurrence on week days), or a pipeline names no default compute (its steps choose, and are
+    not read).
 
     ## Options
 
@@ -129,8 +133,8 @@ def serverless_full_time(resource: Resource, ctx: CheckContext) -> Iterator[Viol
     compute is: "The billing model is the same as the model for Azure Machine Learning
     compute"). This is spend, not a proven saving: a compute cluster running the same hours
     costs the same until a reservation or savings plan discounts it, and azai bundles no
-    reservation prices. A job without `instanceType` runs
-    on a VM Azure picks, so its price is unknown, never $0.
+    reservation prices. A job without `instanceType` runs on a VM Azure picks, so its price is
+    unknown, never $0.
 
     ## Why
 
@@ -169,6 +173,6 @@ def serverless_full_time(resource: Resource, ctx: CheckContext) -> Iterator[Viol
 
 def _run_hours(definition: dict[str, Any], assumed: float) -> tuple[float, bool]:
     """How long one run lasts: ``assumed``, or the job's timeout when shorter (and whether it was)."""
-    limit = amljobs.timeout(definition, parse_duration)
+    limit = amljobs.timeout(definition)
     hours = limit.total_seconds() / 3600 if limit else None
     return (hours, True) if hours is not None and hours < assumed else (assumed, False)

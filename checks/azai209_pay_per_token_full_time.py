@@ -10,12 +10,10 @@ from scanner.model import azure_types as T
 from scanner.model.needs import LiveRead
 from scanner.model.pricing import HOURS_PER_MONTH, Cost, Price
 from scanner.model.resources import Resource, normalize_location
-from scanner.model.tokens import PROVISIONED_FOR
 from scanner.model.unknown import Unknown, UnknownValueError, known
-from scanner.model.utilization import DeploymentUsage, is_pay_per_token
+from scanner.model.utilization import LOOKBACK_HOURS, PROVISIONED_FOR, DeploymentUsage, is_pay_per_token
 
 PTU_GUIDE = "https://learn.microsoft.com/azure/foundry/openai/how-to/provisioned-throughput-sizing"
-WINDOW_HOURS = 7 * 24
 
 
 @rule(
@@ -103,15 +101,16 @@ def pay_per_token_full_time(resource: Resource, ctx: CheckContext) -> Iterator[V
     At the bundled hourly (no reservation) PTU prices, provisioned throughput costs more than
     pay-per-token for every model in the table even at full use: one fully used PTU-hour
     carries about $0.17 to $0.38 of tokens at Global Standard prices against $1.00 an hour
-    (docs/cost.md shows the arithmetic). So with the defaults this rule passes every
+    (docs/serverless.md shows the arithmetic). So with the defaults this rule passes every
     deployment; it fires when `ptu_usd_per_hour` is set to the effective hourly rate of a
     reservation the organisation holds or is offered.
 
     ## Undetermined when
 
-    The account's metrics could not be read or publish no token metric for a steady
-    deployment, or the model, deployment type or region has no bundled token price or PTU
-    capacity.
+    The account's metrics could not be read or publish no token metric at all, or a steady
+    deployment's model, deployment type or region has no bundled token price or PTU capacity.
+    Prices and capacities are by model name: every version of a model is priced alike (the
+    table's rows name the versions their meters cover).
 
     ## Options
 
@@ -142,10 +141,9 @@ def pay_per_token_full_time(resource: Resource, ctx: CheckContext) -> Iterator[V
     source = ctx.utilization
     usage = source.deployment_usage(resource) if source is not None else None
     if usage is None:
-        known(Unknown("no Azure Monitor metrics for this deployment"))
-        return
+        raise UnknownValueError(Unknown("no Azure Monitor metrics for this deployment"))
     if not usage.tokens_metric:
-        known(Unknown("the account publishes no token metric"))
+        raise UnknownValueError(Unknown("the account publishes no token metric"))
     if not _steady(usage, float(ctx.options.get("min_quiet_share", 0.5))):
         return
     model = known(resource.get("properties.model.name"))
@@ -156,7 +154,7 @@ def pay_per_token_full_time(resource: Resource, ctx: CheckContext) -> Iterator[V
     capacity = ctx.prices.tokens.capacity(model)
     if price is None or capacity is None:
         raise UnknownValueError(Unknown(f"no bundled token price or PTU capacity for {model} ({sku}, {region})"))
-    scale = HOURS_PER_MONTH / len(usage.input_tokens)
+    scale = HOURS_PER_MONTH / LOOKBACK_HOURS  # an hour without a sample took no tokens
     spend = (
         (sum(usage.input_tokens) * price.usd_per_1m_input + sum(usage.output_tokens) * price.usd_per_1m_output)
         * scale
@@ -177,7 +175,7 @@ def pay_per_token_full_time(resource: Resource, ctx: CheckContext) -> Iterator[V
         f"(${ptu_monthly:,.2f})",
         (
             f"{sum(usage.input_tokens):,.0f} input and {sum(usage.output_tokens):,.0f} output tokens "
-            f"({usage.tokens_metric}) in {usage.window}, x 730/{len(usage.input_tokens)} h",
+            f"({usage.tokens_metric}) in {usage.window}, x 730/{LOOKBACK_HOURS} h",
             f"token prices: ${price.usd_per_1m_input:g}/${price.usd_per_1m_output:g} per 1M ({price.source}, "
             f"{price.as_of})",
             f"{capacity.input_tpm_per_ptu:g} input tokens/min per PTU, output x{capacity.output_weight:g} "
@@ -207,7 +205,7 @@ def _steady(usage: DeploymentUsage, quiet_share: float) -> bool:
     """Tokens in at least 95% of the window's hours, and the quietest hour at least
     ``quiet_share`` of the average one."""
     hours = [h for h in usage.input_tokens if h > 0]
-    if len(hours) < 0.95 * WINDOW_HOURS:
+    if len(hours) < 0.95 * LOOKBACK_HOURS:
         return False
     return min(hours) >= quiet_share * (sum(hours) / len(hours))
 

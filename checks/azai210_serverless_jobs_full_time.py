@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
@@ -13,7 +14,7 @@ from scanner.model import amljobs
 from scanner.model import azure_types as T
 from scanner.model.needs import LiveRead
 from scanner.model.resources import Resource
-from scanner.model.unknown import UnknownValueError, known
+from scanner.model.unknown import Unknown, UnknownValueError, known
 
 
 @rule(
@@ -82,9 +83,11 @@ def serverless_jobs_full_time(resource: Resource, ctx: CheckContext) -> Iterator
 
     The jobs API records no run times (`JobBase` has no start, end or duration in the
     2025-12-01 spec), so a finished job (Completed, Failed, Canceled) is taken to have run from
-    `systemData.createdAt` to `systemData.lastModifiedAt`, its record's last change; a running
-    one until the scan; a queued or not yet started one not at all. Archived jobs count
-    (`listViewType=All`).
+    `systemData.createdAt` to `systemData.lastModifiedAt`, its record's last change, and at most
+    its `limits.timeout`; a running one until the scan; a queued, starting or preparing one not
+    at all. A pipeline's own record is left out (its steps are jobs of their own), and so are
+    archived jobs, which the list leaves out by default: archiving changes `lastModifiedAt`.
+    The sum is therefore a floor.
 
     ## What passes
 
@@ -116,18 +119,21 @@ def serverless_jobs_full_time(resource: Resource, ctx: CheckContext) -> Iterator
     for less. This is a live-only rule: a template holds no jobs. No peer checks this.
     """
     read = known(resource.body.get(LiveRead.ML_JOBS.value))
-    if not isinstance(read, dict):
+    if read is None:
         return  # the collector did not read jobs for this workspace
+    days, jobs = _window(read)
     hours_per_day = 24.0 * float(ctx.options.get("full_time_instances", 1.0))
-    days = float(read["window_days"])
-    busy: dict[Any, float] = defaultdict(float)
+    busy: dict[str | None, float] = defaultdict(float)
     counted = 0
-    for job in read["jobs"]:
-        definition = job.get("properties") or {}
+    for job in jobs:
+        definition = job.get("properties")
+        ran = job.get("ran_hours")
+        if not isinstance(definition, dict) or not isinstance(ran, (int, float)) or not math.isfinite(ran) or ran <= 0:
+            continue  # not started yet, or a malformed entry: no compute time to count
         try:
-            if not amljobs.is_serverless(definition):
-                continue
-            hours = float(job["ran_hours"]) * amljobs.instance_count(definition)
+            if not amljobs.is_serverless(definition) or str(definition.get("jobType", "")).lower() == "pipeline":
+                continue  # a pipeline's own record: its steps are jobs of their own
+            hours = float(ran) * amljobs.instance_count(definition)
             size = amljobs.instance_type(definition)
         except UnknownValueError:  # one unreadable job narrows the sum; it does not decide the workspace
             continue
@@ -153,3 +159,14 @@ def serverless_jobs_full_time(resource: Resource, ctx: CheckContext) -> Iterator
         f"serverless jobs busy under {hours_per_day:g} instance-hours a day, or a compute cluster",
         cost=cost,
     )
+
+
+def _window(read: object) -> tuple[float, list[dict[str, Any]]]:
+    """The lookback days and the jobs of a workspace's saved jobs read, in the form the collector
+    writes it; anything else (a damaged snapshot) cannot be judged."""
+    days = read.get("window_days") if isinstance(read, dict) else None
+    jobs = read.get("jobs") if isinstance(read, dict) else None
+    window = float(days) if isinstance(days, (int, float)) and not isinstance(days, bool) else math.nan
+    if not math.isfinite(window) or window <= 0 or not isinstance(jobs, list):
+        raise UnknownValueError(Unknown("the workspace's jobs are not in the form a live scan writes"))
+    return window, [job for job in jobs if isinstance(job, dict)]

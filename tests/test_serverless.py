@@ -10,6 +10,7 @@ reads: a workspace's jobs, and a Container App's requests.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -17,9 +18,12 @@ import pytest
 
 from scanner.emulator.estate import Estate
 from scanner.emulator.server import Answer, Emulator, Faults
+from scanner.model import amljobs
 from scanner.model.schedules import runs_per_day
-from scanner.model.unknown import UnknownValueError
+from scanner.model.tokens import TokenBook
+from scanner.model.unknown import Unknown, UnknownValueError
 from scanner.pipeline.scan import ScanRequest, ScanResult, run_scan
+from scanner.sources.live import shapes
 from scanner.sources.live.collect import LiveScope
 from tests.live_estates import model_account, model_deployment, rule_outcomes
 
@@ -51,10 +55,11 @@ def _job(
     ran_hours: float,
     status: str = "Completed",
     compute: str | None = None,
-    size: str | None = A100,
+    size: Any = A100,
+    **more: Any,
 ) -> dict[str, Any]:
     created = dt.datetime.now(dt.UTC) - dt.timedelta(hours=age_hours)
-    properties: dict[str, Any] = {"jobType": "Command", "status": status, "command": "python train.py"}
+    properties: dict[str, Any] = {"jobType": "Command", "status": status, "command": "python train.py", **more}
     if compute:
         properties["computeId"] = compute
     if size:
@@ -99,38 +104,61 @@ def jobs_estate() -> Estate:
     busy += [_job("busy", f"old-{i}", age_hours=24 * 10 + i, ran_hours=20) for i in range(20)]
     quiet = [_job("quiet", f"nightly-{d}", age_hours=24 * d + 2, ran_hours=2) for d in range(7)]
     unsized = [_job("unsized", f"auto-{i}", age_hours=i * 0.5 + 1, ran_hours=1, size=None) for i in range(300)]
-    workspaces = [_workspace(n) for n in ("busy", "quiet", "unsized", "denied")]
-    return _estate(workspaces + busy + quiet + unsized)
+    # records last changed 10 h after creation, but a job cannot outlive its 1-hour timeout: 30 h
+    capped = [
+        _job("capped", f"probe-{i}", age_hours=i * 5 + 11, ran_hours=10, limits={"timeout": "PT1H"}) for i in range(30)
+    ]
+    # a size that is not a string, a pipeline's own record: left out of the sum, never a crash
+    odd = [_job("odd", f"odd-{i}", age_hours=i * 5 + 11, ran_hours=10, size={"sku": "A100"}) for i in range(30)]
+    odd += [_job("odd", f"pipe-{i}", age_hours=i * 5 + 11, ran_hours=10, jobType="Pipeline") for i in range(30)]
+    # two sizes, each priced from its own row
+    mixed = [_job("mixed", f"a100-{i}", age_hours=i + 1, ran_hours=1) for i in range(100)]
+    mixed += [_job("mixed", f"t4-{i}", age_hours=i + 1, ran_hours=1, size="Standard_NC4as_T4_v3") for i in range(100)]
+    workspaces = [_workspace(n) for n in ("busy", "quiet", "unsized", "denied", "capped", "odd", "mixed")]
+    return _estate(workspaces + busy + quiet + unsized + capped + odd + mixed)
 
 
 def test_a_workspace_whose_serverless_jobs_add_up_to_full_time_fails_with_its_spend(serve) -> None:  # type: ignore[no-untyped-def]
     faults = Faults(answers={"/workspaces/denied/jobs": Answer(status=403, body={"error": {"code": "Denied"}})})
     result, emulator = _scan(serve, jobs_estate(), ("AZAI-210",), faults)
     failed, passed, undetermined = rule_outcomes(result, "AZAI-210")
-    assert set(failed) == {"busy", "unsized"}
-    assert passed == {"quiet"}
+    assert set(failed) == {"busy", "unsized", "mixed"}
+    assert passed == {"quiet", "capped", "odd"}
     assert undetermined == {"denied"}  # its jobs could not be read
 
     busy = failed["busy"]
     # 200 finished one-hour jobs and one running for 3 hours, in 7 days; queued, cluster and old jobs count nothing
-    assert busy.violation.observed["jobs"] == 202
+    assert busy.violation.observed["jobs"] == 201
     assert busy.violation.observed["instance_hours"] == pytest.approx(203.0, abs=0.1)
-    instances = round(203.0 / 7 / 24, 2)
-    assert busy.cost is not None and busy.cost.monthly_usd == round(instances * 730 * A100_EASTUS, 2)
+    # 203 h / 7 days / 24 h = 1.21 A100 instances x 730 h x $3.673
+    assert busy.cost is not None and busy.cost.monthly_usd == 3244.36
     assert busy.cost.price is not None and busy.cost.price.as_of
+    # 100 h of each size in 7 days: 0.6 instances of each x 730 h x ($3.673 A100 + $0.526 T4)
+    mixed = failed["mixed"].cost
+    assert mixed is not None and mixed.monthly_usd == 1839.16  # 1,608.77 + 230.39
+    assert mixed.basis.count("h/month") == 2
     # Azure picks the VM when a job names none: unknown, never $0
     unsized = failed["unsized"].cost
     assert unsized is not None and unsized.monthly_usd is None and "instanceType" in (unsized.unknown_reason or "")
 
     reads = [r for r in emulator.log if r.path.lower().endswith("/jobs")]
     firsts = [r for r in reads if "skiptoken" not in r.query.lower()]  # then each page's nextLink
-    assert sorted(r.path.rsplit("/", 2)[-2] for r in firsts) == ["busy", "denied", "quiet", "unsized"]
-    assert all("listViewType=All" in r.query for r in firsts)  # archived jobs ran too
+    assert sorted(r.path.rsplit("/", 2)[-2] for r in firsts) == [
+        "busy",
+        "capped",
+        "denied",
+        "mixed",
+        "odd",
+        "quiet",
+        "unsized",
+    ]
+    # archived jobs are not listed: archiving changes lastModifiedAt, all that says when a job ended
+    assert all("listviewtype" not in r.query.lower() for r in firsts)
     writes = [r for r in emulator.log if r.method != "GET" and not r.path.lower().endswith("/resources")]
     assert not writes  # reads only: GETs, and Resource Graph's query POST
 
 
-def test_jobs_are_read_only_for_the_serverless_rule(serve) -> None:  # type: ignore[no-untyped-def]
+def test_jobs_are_listed_only_when_the_jobs_rule_is_selected(serve) -> None:  # type: ignore[no-untyped-def]
     _, emulator = _scan(serve, jobs_estate(), ("AZAI-103",))
     assert not [r for r in emulator.log if r.path.lower().endswith("/jobs")]
 
@@ -219,6 +247,20 @@ def test_a_warm_serverless_gpu_app_says_whether_it_served_anyone(serve) -> None:
             2 / 7,
         ),
         ({"triggerType": "Recurrence", "frequency": "Month", "interval": 1}, 12 / 365.25),
+        # listed week days thin a daily recurrence out; a day named twice is one day
+        (
+            {
+                "triggerType": "Recurrence",
+                "frequency": "Day",
+                "interval": 1,
+                "schedule": {"hours": [9], "minutes": [0], "weekDays": ["Monday", "monday", "Tuesday", "Friday"]},
+            },
+            3 / 7,
+        ),
+        (
+            {"triggerType": "Recurrence", "frequency": "Hour", "interval": 1, "schedule": {"weekDays": ["Sunday"]}},
+            24 / 7,
+        ),
     ],
 )
 def test_runs_per_day_of_every_trigger_form(trigger: dict[str, Any], runs: float) -> None:
@@ -237,6 +279,13 @@ def test_runs_per_day_of_every_trigger_form(trigger: dict[str, Any], runs: float
         {"triggerType": "Recurrence", "frequency": "Day", "interval": 1, "schedule": {"hours": 4}},
         {"triggerType": "Once"},
         "every day",
+        {"triggerType": "Recurrence", "frequency": "Hour", "interval": float("nan")},
+        {"triggerType": "Recurrence", "frequency": "Hour", "interval": float("inf")},
+        {"triggerType": "Recurrence", "frequency": "Day", "interval": 1, "schedule": {"hours": [24], "minutes": [0]}},
+        {"triggerType": "Recurrence", "frequency": "Week", "interval": 1, "schedule": {"weekDays": ["Someday"]}},
+        {"triggerType": "Recurrence", "frequency": "Day", "interval": 1, "schedule": {"hours": [Unknown("param")]}},
+        # a monthly recurrence on week days: not a documented form
+        {"triggerType": "Recurrence", "frequency": "Month", "interval": 1, "schedule": {"weekDays": ["Monday"]}},
     ],
 )
 def test_a_trigger_that_cannot_be_read_is_undetermined(trigger: Any) -> None:
@@ -329,3 +378,86 @@ def test_a_reservation_rate_makes_steady_volume_a_cost_finding(serve) -> None:  
     assert finding.cost is not None and finding.cost.monthly_usd == round(spend - provisioned, 2)
     assert finding.cost.price is not None and "ptu_usd_per_hour" in finding.cost.price.source
     assert any("2026-08-11" in note for note in finding.cost.assumptions)  # the token prices' date
+
+
+@pytest.mark.parametrize(
+    ("definition", "read"),
+    [
+        # a parameter where the tier, the time limit or a sweep's trial is: never the default
+        ({"jobType": "Command", "queueSettings": Unknown("[parameters('q')]")}, amljobs.job_tier),
+        ({"jobType": "Command", "limits": Unknown("[parameters('limits')]")}, amljobs.timeout),
+        ({"jobType": "Sweep", "trial": Unknown("[parameters('trial')]")}, amljobs.instance_count),
+        ({"jobType": "Command", "resources": {"instanceCount": float("inf")}}, amljobs.instance_count),
+        ({"jobType": "Command", "resources": {"instanceType": ["Standard_NC24ads_A100_v4"]}}, amljobs.instance_type),
+        ({"jobType": "Command", "queueSettings": {"jobTier": 3}}, amljobs.job_tier),
+    ],
+)
+def test_a_job_definition_that_cannot_be_read_is_undetermined(definition: dict[str, Any], read: Any) -> None:
+    with pytest.raises(UnknownValueError):
+        read(definition)
+
+
+def test_job_definitions_are_read_case_insensitively_with_their_defaults() -> None:
+    sweep = {"JobType": "Sweep", "Trial": {"Resources": {"InstanceType": A100, "InstanceCount": 2}}}
+    assert amljobs.instance_type(sweep) == A100 and amljobs.instance_count(sweep) == 2.0
+    assert amljobs.job_tier({"queueSettings": {"jobTier": "Null"}}) == "standard"
+    assert amljobs.timeout({"limits": {"timeout": "PT5M"}}) == dt.timedelta(minutes=5)
+    assert amljobs.is_serverless({"jobType": "Pipeline", "settings": {"default_compute": "azureml:serverless"}})
+    assert not amljobs.is_serverless({"jobType": "Command", "computeId": f"{GROUP}/computes/gpu"})
+
+
+def test_a_job_is_placed_in_the_window_in_utc_and_capped_by_its_timeout() -> None:
+    now = dt.datetime(2026, 11, 25, 12, tzinfo=dt.UTC)
+    # 6 days 23 hours before now, written with a -08:00 offset: inside a 7-day window
+    created = (now - dt.timedelta(days=6, hours=23)).astimezone(dt.timezone(dt.timedelta(hours=-8)))
+    job = {
+        "name": "j",
+        "properties": {"jobType": "Command", "status": "Completed", "limits": {"timeout": "PT2H"}, "command": "x"},
+        "systemData": {
+            "createdAt": created.isoformat(),
+            "lastModifiedAt": (created + dt.timedelta(hours=9)).isoformat(),
+        },
+    }
+    summary = shapes.job_summary(job, now)
+    assert summary is not None
+    assert summary["created"] == "2026-11-18T13:00:00+00:00"
+    assert summary["ran_hours"] == 2.0  # 9 h to the record's last change, but a 2-hour limit
+    assert "command" not in summary["properties"]  # commands and environment variables are not kept
+    running = {**job, "properties": {"jobType": "Command", "status": "Running"}}
+    assert shapes.job_summary(running, now)["ran_hours"] == pytest.approx(6 * 24 + 23)  # type: ignore[index]
+    assert shapes.job_summary({**job, "systemData": {"createdAt": "yesterday"}}, now) is None
+
+
+def test_a_saved_schedule_keeps_what_the_rules_read_and_not_the_jobs_secrets() -> None:
+    body = {
+        "id": f"{GROUP}/providers/Microsoft.MachineLearningServices/workspaces/w/schedules/s",
+        "name": "s",
+        "type": "Microsoft.MachineLearningServices/workspaces/schedules",
+        "properties": {
+            "isEnabled": True,
+            "tags": {"interruptible": "false"},
+            "trigger": {"triggerType": "Cron", "expression": "0 * * * *"},
+            "action": {
+                "actionType": "CreateJob",
+                "jobDefinition": {
+                    "jobType": "Command",
+                    "command": "python train.py --token s3cret",
+                    "environmentVariables": {"API_KEY": "s3cret"},
+                    "resources": {"instanceType": A100},
+                },
+            },
+        },
+    }
+    kept = shapes.schedule(body)
+    assert "s3cret" not in json.dumps(kept)
+    assert kept["properties"]["tags"] == {"interruptible": "false"}
+    assert kept["properties"]["action"]["jobDefinition"] == {"jobType": "Command", "resources": {"instanceType": A100}}
+
+
+def test_ptus_follow_each_deployment_types_minimum_and_step() -> None:
+    gpt4o = TokenBook.bundled().capacity("GPT-4o")
+    assert gpt4o is not None
+    # 100,000 input + 4 x 10,000 output tokens a minute = 140,000 / 2,500 = 56 PTU
+    assert gpt4o.ptus_for(100_000, 10_000, regional=False) == 60  # Global: steps of 5
+    assert gpt4o.ptus_for(100_000, 10_000, regional=True) == 100  # Regional: steps of 50
+    assert gpt4o.ptus_for(1_000, 0, regional=False) == 15 and gpt4o.ptus_for(1_000, 0, regional=True) == 50

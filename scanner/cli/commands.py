@@ -385,7 +385,7 @@ def models_refresh(subscription: str, region: str, output: str | None, arm_endpo
 
 
 # AZAI-209 compares tokens with provisioned throughput at the PTU price a team pays. At the
-# bundled hourly list price it never fires (docs/cost.md), and no reservation price is published
+# bundled hourly list price it never fires (docs/serverless.md), and no reservation price is published
 # to bundle, so the demo states an example reservation rate, which its finding names as such.
 DEMO_RULE_OPTIONS = ("AZAI-209:ptu_usd_per_hour=0.30",)
 

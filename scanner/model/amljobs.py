@@ -19,10 +19,12 @@ through here. Facts are from the 2025-12-01 REST spec (``mfe.json``) and Microso
 from __future__ import annotations
 
 import datetime as dt
+import math
 from datetime import timedelta
 from typing import Any
 
-from scanner.model.resources import Resource
+from scanner.model.durations import parse_duration
+from scanner.model.resources import Resource, get_path
 from scanner.model.unknown import Unknown, UnknownValueError, known
 
 SERVERLESS_COMPUTE = frozenset({"serverless", "azureml:serverless"})
@@ -31,67 +33,61 @@ SPOT_TIER = "spot"
 UNSET_TIER = "null"
 
 
-def _get(definition: dict[str, Any], path: str) -> Any:
-    value: Any = definition
-    for key in path.split("."):
-        value = value.get(key) if isinstance(value, dict) else None
-    return value
-
-
 def is_serverless(definition: Any) -> bool:
     """Whether a job definition runs on serverless compute; Unknown when it cannot be told."""
     definition = known(definition)
     if not isinstance(definition, dict):
         raise UnknownValueError(Unknown("the job definition is not an object"))
-    job_type = str(known(definition.get("jobType", ""))).lower()
-    if job_type == "pipeline":
-        settings = known(definition.get("settings")) or {}
-        default = (
-            known(settings.get("default_compute", settings.get("defaultCompute")))
-            if isinstance(settings, dict)
-            else None
-        )
+    if str(known(get_path(definition, "jobType")) or "").lower() == "pipeline":
+        settings = known(get_path(definition, "settings"))
+        default = known(get_path(settings, "default_compute") or get_path(settings, "defaultCompute"))
         if not isinstance(default, str) or not default:
             raise UnknownValueError(
                 Unknown("a pipeline without a default compute runs each step on its own compute (not read)")
             )
         return default.lower() in SERVERLESS_COMPUTE
-    compute = known(definition.get("computeId"))
+    compute = known(get_path(definition, "computeId"))
     return not compute or (isinstance(compute, str) and compute.lower() in SERVERLESS_COMPUTE)
 
 
-def resources(definition: dict[str, Any]) -> dict[str, Any]:
-    """The job's ``resources`` (a sweep's are its trial's), empty when it names none."""
-    kind = str(definition.get("jobType", "")).lower()
-    found = known(_get(definition, "trial.resources" if kind == "sweep" else "resources"))
-    return found if isinstance(found, dict) else {}
+def _resource(definition: dict[str, Any], key: str) -> Any:
+    """One of the job's ``resources`` (a sweep's are its trial's), through `known`."""
+    kind = str(known(get_path(definition, "jobType")) or "").lower()
+    return known(get_path(definition, f"{'trial.resources' if kind == 'sweep' else 'resources'}.{key}"))
 
 
-def instance_type(definition: dict[str, Any]) -> Any:
+def instance_type(definition: dict[str, Any]) -> str | None:
     """The VM size it asks for, or None when Azure chooses."""
-    return known(resources(definition).get("instanceType")) or None
+    size = _resource(definition, "instanceType")
+    if size is None or size == "":
+        return None
+    if not isinstance(size, str):
+        raise UnknownValueError(Unknown(f"instanceType is {size!r}, not a VM size"))
+    return size
 
 
 def instance_count(definition: dict[str, Any]) -> float:
-    count = known(resources(definition).get("instanceCount", 1))
-    if isinstance(count, bool) or not isinstance(count, (int, float)) or count < 1:
+    """Its nodes: ``instanceCount``, 1 when unset."""
+    count = _resource(definition, "instanceCount")
+    count = 1 if count is None else count
+    if isinstance(count, bool) or not isinstance(count, (int, float)) or not math.isfinite(count) or count < 1:
         raise UnknownValueError(Unknown(f"instanceCount {count!r} is not a positive number"))
     return float(count)
 
 
 def job_tier(definition: dict[str, Any]) -> str:
     """``queueSettings.jobTier`` lower-case, ``standard`` when unset (the documented default)."""
-    tier = known(_get(definition, "queueSettings.jobTier"))
-    if not isinstance(tier, str) or not tier or tier.lower() == UNSET_TIER:
+    tier = known(get_path(definition, "queueSettings.jobTier"))
+    if tier is None or (isinstance(tier, str) and tier.lower() in ("", UNSET_TIER)):
         return "standard"
+    if not isinstance(tier, str):
+        raise UnknownValueError(Unknown(f"jobTier is {tier!r}, not a tier"))
     return tier.lower()
 
 
-def timeout(definition: dict[str, Any], parse: Any) -> timedelta | None:
-    """``limits.timeout``, the longest a run may take, when the definition sets one; ``parse``
-    reads ISO 8601 durations."""
-    value = known(_get(definition, "limits.timeout"))
-    parsed: timedelta | None = parse(value)
+def timeout(definition: dict[str, Any]) -> timedelta | None:
+    """``limits.timeout``, the longest a run may take, when the definition sets one."""
+    parsed = parse_duration(known(get_path(definition, "limits.timeout")))
     return parsed if parsed and parsed.total_seconds() > 0 else None
 
 

@@ -12,6 +12,7 @@ when it is not 0.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -25,7 +26,7 @@ MIN_REPLICAS = "properties.template.scale.minReplicas"
 def min_replicas(app: Resource) -> float:
     """The replicas the app never scales below (0 when unset)."""
     value = known(app.get(MIN_REPLICAS, 0))
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
         raise UnknownValueError(Unknown(f"minReplicas is {value!r}, not a number of replicas", path=MIN_REPLICAS))
     return float(value)
 

@@ -32,8 +32,8 @@ class LiveRead(enum.StrEnum):
     # (``GET {account}/models``: each model version's lifecycle status and retirement date),
     # read once per account and kept on each deployment as the entries for its model.
     ACCOUNT_MODELS = "Microsoft.CognitiveServices/accounts/models"
-    # The jobs of each workspace among the rule's types (``GET {workspace}/jobs``), of which the
-    # serverless ones created in the lookback window are kept on the workspace.
+    # The jobs of each workspace among the rule's types (``GET {workspace}/jobs``), of which those
+    # created in the lookback window are kept on the workspace, cut to what the rules read.
     ML_JOBS = T.ML_JOB
 
     @classmethod

@@ -17,13 +17,12 @@ import csv
 import io
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 from scanner.errors import InputError
 from scanner.model import vmsizes
 from scanner.model.resources import normalize_location
-from scanner.model.tables import table_text
+from scanner.model.tables import bundled_rows, table_text
 from scanner.model.tokens import TokenBook
 
 HOURS_PER_MONTH = 730.0
@@ -89,17 +88,13 @@ SERVERLESS_GPU = Meter(
 
 
 def _bundled_hourly(file_name: str, key: str, value: str) -> dict[tuple[str, str], Price]:
-    """A bundled table of hourly prices by item and region (``data/<file_name>``, each row with
-    its source and date). Such tables are bundled apart from the VM table, so ``azai prices
-    refresh`` and ``--prices`` (VM sizes) leave them as they are."""
-    text = resources.files("scanner").joinpath(f"data/{file_name}").read_text(encoding="utf-8")
-    reader = csv.DictReader(io.StringIO(text))
-    columns = [key, "region", value, "source", "as_of"]
-    if reader.fieldnames is None or not set(columns) <= set(reader.fieldnames):
-        raise InputError(f"bundled {file_name}: columns must be {', '.join(columns)}")
+    """A bundled table of hourly prices by item and region, each row with its source and date.
+    Such tables are bundled apart from the VM table, so ``azai prices refresh`` and ``--prices``
+    (VM sizes) leave them as they are."""
+    rows = bundled_rows(file_name, [key, "region", value, "source", "as_of"])
     return {
         (row[key].lower(), normalize_location(row["region"])): Price(float(row[value]), row["source"], row["as_of"])
-        for row in reader
+        for row in rows
     }
 
 

@@ -14,10 +14,12 @@ form) is an `Unknown` with the reason, so the rule is undetermined rather than g
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from scanner.model.unknown import Unknown, UnknownValueError, known
 
+TRIGGER = "properties.trigger"
 DAYS_PER_WEEK = 7.0
 DAYS_PER_MONTH = 365.25 / 12
 # Cron fields: (name, lowest, highest, three-letter names).
@@ -49,42 +51,58 @@ def runs_per_day(trigger: Any) -> float:
 
 
 def _recurrence_runs_per_day(trigger: dict[str, Any]) -> float:
+    """Every ``interval`` of ``frequency``: a Minute or Hour recurrence on its own, at each listed
+    minute for Hour; a Day, Week or Month one at each listed hour x minute. Listed week days thin
+    Minute, Hour and Day recurrences out and are the days of a Week one; listed month days are
+    the days of a Month one. A Month recurrence on week days is not read."""
     frequency = str(known(trigger.get("frequency", ""))).lower()
-    interval = known(trigger.get("interval", 1))
-    if isinstance(interval, bool) or not isinstance(interval, (int, float)) or interval < 1:
-        raise UnknownValueError(
-            Unknown(f"recurrence interval {interval!r} is not a positive number", path="properties.trigger.interval")
-        )
+    given = known(trigger.get("interval", 1))
+    interval = float(given) if isinstance(given, (int, float)) and not isinstance(given, bool) else math.nan
+    if not math.isfinite(interval) or interval < 1:
+        raise UnknownValueError(Unknown(f"recurrence interval {given!r} is not a positive number", path=TRIGGER))
     schedule = known(trigger.get("schedule")) or {}
     if not isinstance(schedule, dict):
-        raise UnknownValueError(Unknown("the recurrence schedule is not an object", path="properties.trigger.schedule"))
-    hours, minutes, week_days, month_days = (
-        _count(schedule.get(key), key) for key in ("hours", "minutes", "weekDays", "monthDays")
-    )
-    if frequency == "minute":
-        return 24 * 60 / interval
-    if frequency == "hour":
-        return 24 / interval * (minutes or 1)
+        raise UnknownValueError(Unknown("the recurrence schedule is not an object", path=TRIGGER))
+    hours, minutes, week_days, month_days = (_count(schedule.get(key), key) for key in _SCHEDULE_LISTS)
+    days_a_week = (week_days or DAYS_PER_WEEK) / DAYS_PER_WEEK
     times_a_day = (hours or 1) * (minutes or 1)
+    if frequency == "minute":
+        return 24 * 60 / interval * days_a_week
+    if frequency == "hour":
+        return 24 / interval * (minutes or 1) * days_a_week
     if frequency == "day":
-        return times_a_day / interval
+        return times_a_day / interval * days_a_week
     if frequency == "week":
         return (week_days or 1) * times_a_day / interval / DAYS_PER_WEEK
-    if frequency == "month":
+    if frequency == "month" and not week_days:
         return (month_days or 1) * times_a_day / interval / DAYS_PER_MONTH
     raise UnknownValueError(
-        Unknown(f"recurrence frequency {frequency or 'absent'!r} is not known", path="properties.trigger")
+        Unknown(f"a {frequency or 'frequency-less'} recurrence of this form is not read", path=TRIGGER)
     )
+
+
+# The recurrence schedule's lists: which values each may hold.
+_WEEK_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_SCHEDULE_LISTS = {
+    "hours": range(24),
+    "minutes": range(60),
+    "weekDays": _WEEK_DAYS,
+    "monthDays": range(1, 32),
+}
 
 
 def _count(value: Any, key: str) -> int:
-    """How many entries a recurrence schedule list has (0 when absent)."""
+    """How many distinct values a recurrence schedule list holds (0 when absent); a list with a
+    value it cannot hold (hour 24, "Someday") is not read."""
     value = known(value)
     if value is None:
         return 0
-    if not isinstance(value, list):
-        raise UnknownValueError(Unknown(f"schedule.{key} is not a list", path=f"properties.trigger.schedule.{key}"))
-    return len(set(map(str, value)))
+    allowed = _SCHEDULE_LISTS[key]
+    entries = [known(v) for v in value] if isinstance(value, list) else None
+    normal = [e.lower() if isinstance(e, str) and key == "weekDays" else e for e in entries or []]
+    if entries is None or any(isinstance(e, bool) or e not in allowed for e in normal):
+        raise UnknownValueError(Unknown(f"schedule.{key} is not a list of {key}", path=f"{TRIGGER}.schedule.{key}"))
+    return len(set(normal))
 
 
 def _cron_runs_per_day(expression: Any) -> float:

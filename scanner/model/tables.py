@@ -3,11 +3,22 @@ retirement dates): where the refreshed copy lives, and which copy a scan reads."
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 from importlib import resources
 from pathlib import Path
 
 from scanner.errors import InputError
+
+
+def bundled_rows(file_name: str, columns: list[str]) -> list[dict[str, str]]:
+    """The rows of a bundled CSV table (``data/<file_name>``), which must have ``columns``."""
+    text = resources.files("scanner").joinpath(f"data/{file_name}").read_text(encoding="utf-8")
+    reader = csv.DictReader(io.StringIO(text))
+    if reader.fieldnames is None or not set(columns) <= set(reader.fieldnames):
+        raise InputError(f"bundled {file_name}: columns must be {', '.join(columns)}")
+    return list(reader)
 
 
 def cache_path(file_name: str) -> Path:

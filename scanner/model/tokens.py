@@ -11,23 +11,26 @@ that needs one is undetermined, never priced at $0.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
-from scanner.errors import InputError
 from scanner.model.resources import normalize_location
+from scanner.model.tables import bundled_rows
 
 ANY_REGION = "*"
-# Pay-per-token deployment SKUs and the provisioned SKU that serves the same traffic.
-PROVISIONED_FOR = {
-    "globalstandard": "GlobalProvisionedManaged",
-    "datazonestandard": "DataZoneProvisionedManaged",
-    "standard": "ProvisionedManaged",
-}
+TOKEN_COLUMNS = ["model", "sku", "region", "usd_per_1m_input", "usd_per_1m_output", "source", "as_of"]
+CAPACITY_COLUMNS = [
+    "model",
+    "input_tpm_per_ptu",
+    "output_weight",
+    "global_min_ptu",
+    "global_increment",
+    "regional_min_ptu",
+    "regional_increment",
+    "source",
+    "as_of",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,8 +45,10 @@ class TokenPrice:
 class PtuCapacity:
     input_tpm_per_ptu: float
     output_weight: float  # one output token counts as this many input tokens
-    minimum: tuple[int, int]  # smallest deployment (Global/Data Zone, Regional)
-    increment: tuple[int, int]  # its step (Global/Data Zone, Regional)
+    global_minimum: int  # smallest Global or Data Zone deployment, and its step
+    global_step: int
+    regional_minimum: int  # smallest Regional deployment, and its step
+    regional_step: int
     source: str
     as_of: str
 
@@ -51,16 +56,10 @@ class PtuCapacity:
         """The smallest deployment that carries this load: the normalized tokens per minute over
         one PTU's, rounded up to the step, and never below the minimum."""
         needed = (input_tpm + self.output_weight * output_tpm) / self.input_tpm_per_ptu
-        step, least = self.increment[regional], self.minimum[regional]
+        step, least = (
+            (self.regional_step, self.regional_minimum) if regional else (self.global_step, self.global_minimum)
+        )
         return max(least, math.ceil(needed / step) * step)
-
-
-def _rows(file_name: str, columns: list[str]) -> list[dict[str, str]]:
-    text = resources.files("scanner").joinpath(f"data/{file_name}").read_text(encoding="utf-8")
-    reader = csv.DictReader(io.StringIO(text))
-    if reader.fieldnames is None or not set(columns) <= set(reader.fieldnames):
-        raise InputError(f"bundled {file_name}: columns must be {', '.join(columns)}")
-    return list(reader)
 
 
 class TokenBook:
@@ -76,24 +75,20 @@ class TokenBook:
             (row["model"].lower(), row["sku"].lower(), _region(row["region"])): TokenPrice(
                 float(row["usd_per_1m_input"]), float(row["usd_per_1m_output"]), row["source"], row["as_of"]
             )
-            for row in _rows(
-                "token_prices.csv",
-                ["model", "sku", "region", "usd_per_1m_input", "usd_per_1m_output", "source", "as_of"],
-            )
+            for row in bundled_rows("token_prices.csv", TOKEN_COLUMNS)
         }
         capacities = {
             row["model"].lower(): PtuCapacity(
                 float(row["input_tpm_per_ptu"]),
                 float(row["output_weight"]),
-                (int(row["global_min_ptu"]), int(row["regional_min_ptu"])),
-                (int(row["global_increment"]), int(row["regional_increment"])),
+                int(row["global_min_ptu"]),
+                int(row["global_increment"]),
+                int(row["regional_min_ptu"]),
+                int(row["regional_increment"]),
                 row["source"],
                 row["as_of"],
             )
-            for row in _rows(
-                "ptu_capacity.csv",
-                ["model", "input_tpm_per_ptu", "output_weight", "global_min_ptu", "global_increment"],
-            )
+            for row in bundled_rows("ptu_capacity.csv", CAPACITY_COLUMNS)
         }
         return cls(prices, capacities)
 

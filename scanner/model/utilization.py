@@ -14,8 +14,16 @@ from typing import Protocol
 from scanner.model.resources import Resource
 
 PROVISIONED_SKUS = frozenset({"provisionedmanaged", "globalprovisionedmanaged", "datazoneprovisionedmanaged"})
-# Deployments billed per token.
-PAY_PER_TOKEN_SKUS = frozenset({"standard", "globalstandard", "datazonestandard"})
+# How far back a live scan measures: Azure Monitor's samples and a workspace's jobs.
+LOOKBACK_DAYS = 7
+LOOKBACK_HOURS = LOOKBACK_DAYS * 24
+# Deployments billed per token, and the provisioned SKU that serves the same traffic.
+PROVISIONED_FOR = {
+    "globalstandard": "GlobalProvisionedManaged",
+    "datazonestandard": "DataZoneProvisionedManaged",
+    "standard": "ProvisionedManaged",
+}
+PAY_PER_TOKEN_SKUS = frozenset(PROVISIONED_FOR)
 # A fine-tuned OpenAI model's name carries its job's suffix (gpt-4o-mini-2024-07-18.ft-<id>).
 FINE_TUNED_MARK = ".ft-"
 # Fine-tuned deployments on the Developer tier bill no hosting fee.

@@ -42,6 +42,7 @@ from scanner.model import vmsizes
 from scanner.model.needs import LiveNeeds, LiveRead
 from scanner.model.resources import CoverageGap, Origin, Resource, parse_resource_id
 from scanner.model.unknown import Unknown
+from scanner.model.utilization import LOOKBACK_DAYS
 from scanner.model.vmsizes import SizeCatalog
 from scanner.sources.live import shapes
 from scanner.sources.live.boundary import BoundaryError, Limits, PageTrail, ScanTimeout, every_item
@@ -82,11 +83,11 @@ WORKSPACE_CHILDREN = (
     ("connections", T.WORKSPACE_CONNECTION),
     ("schedules", T.ML_SCHEDULE),
 )
-# Lists whose default view hides entries a scan must see: schedules list only enabled ones and
-# jobs only unarchived ones unless asked for all (2025-12-01 ``listViewType``).
+# Schedules list only enabled ones unless asked for all (2025-12-01 ``listViewType``). Jobs are
+# listed in their default view, without archived ones: archiving changes a job's
+# ``lastModifiedAt``, which is all that says when a job ended.
 EVERY_ENTRY = {"listViewType": "All"}
-# How far back a workspace's jobs are kept (LiveRead.ML_JOBS), as for Azure Monitor metrics.
-JOBS_WINDOW_DAYS = 7
+
 # The first GA api-version with Foundry projects; it also lists deployments and content filters.
 COGNITIVE_API = "2025-06-01"
 ACCOUNT_CHILDREN = (
@@ -444,16 +445,16 @@ class Collector:
         return []
 
     def _recent_jobs(self, workspace: dict[str, Any]) -> dict[str, Any] | Unknown:
-        """The workspace's jobs created in the last `JOBS_WINDOW_DAYS` days, each cut to what
+        """The workspace's jobs created in the last `LOOKBACK_DAYS` days, each cut to what
         the serverless rules read (`shapes.job_summary`): the jobs API has no date filter, so
         every page is read and the rest dropped. An Unknown when they could not be read."""
         now = dt.datetime.now(dt.UTC)
-        jobs = self._list_raw(workspace["subscriptionId"], f"{workspace['id']}/jobs", ML_API, params=EVERY_ENTRY)
+        jobs = self._list_raw(workspace["subscriptionId"], f"{workspace['id']}/jobs", ML_API)
         if jobs is None:
             return Unknown("the workspace's jobs could not be read")
-        start = (now - dt.timedelta(days=JOBS_WINDOW_DAYS)).isoformat()
+        start = (now - dt.timedelta(days=LOOKBACK_DAYS)).isoformat()
         summaries = (shapes.job_summary(job, now) for job in jobs)
-        return {"window_days": JOBS_WINDOW_DAYS, "jobs": [job for job in summaries if job and job["created"] >= start]}
+        return {"window_days": LOOKBACK_DAYS, "jobs": [job for job in summaries if job and job["created"] >= start]}
 
     def _account_children(self, account: dict[str, Any]) -> list[dict[str, Any]]:
         """An AI services account's model deployments, content filters, Foundry projects and
@@ -508,8 +509,11 @@ class Collector:
         for child, child_type in WORKSPACE_CHILDREN:
             if child_type.lower() not in self.collected:
                 continue
-            params = EVERY_ENTRY if child == "schedules" else None
-            found = self._list_raw(subscription, f"{workspace['id']}/{child}", ML_API, params=params) or []
+            if child == "schedules":  # disabled ones too, cut to what the rules read
+                found = self._list_raw(subscription, f"{workspace['id']}/{child}", ML_API, shapes.schedule, EVERY_ENTRY)
+            else:
+                found = self._list_raw(subscription, f"{workspace['id']}/{child}", ML_API)
+            found = found or []
             out += found
             if child == "onlineEndpoints" and deployments:  # deployments made in Studio or the CLI are AI resources too
                 for endpoint in found:

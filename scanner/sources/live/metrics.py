@@ -44,6 +44,7 @@ from scanner.model.containerapps import min_replicas, serverless_gpu_profile
 from scanner.model.resources import Resource
 from scanner.model.unknown import UnknownValueError
 from scanner.model.utilization import (
+    LOOKBACK_DAYS,
     AppUsage,
     DeploymentUsage,
     GpuUtilization,
@@ -55,7 +56,6 @@ from scanner.model.vmsizes import SizeCatalog
 from scanner.sources.live.shapes import metric_series, metric_series_by_name
 
 METRICS_API = "2024-02-01"
-LOOKBACK_DAYS = 7
 # Series per request: the API returns 10 dimension values unless told otherwise, which would
 # silently drop the eleventh compute or deployment of a workspace or account.
 METRICS_TOP = "1000"

@@ -14,6 +14,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from scanner.model.durations import parse_duration
 from scanner.sources.live.boundary import BoundaryError
 
 
@@ -96,20 +97,54 @@ def same_model(entry: dict[str, Any], deployment: dict[str, Any]) -> bool:
     return len(formats) <= 1
 
 
-# What the serverless rules read of a job (``JobBase``, 2025-12-01), and of its trial and settings.
+# What the serverless rules read of a job definition (``JobBase``, 2025-12-01), with a sweep's
+# trial resources and a pipeline's default compute: never its command, inputs or environment
+# variables, which may hold secrets.
 JOB_FIELDS = ("jobType", "status", "computeId", "resources", "queueSettings", "limits")
 JOB_TIMES = ("createdAt", "lastModifiedAt")
 FINISHED_JOBS = frozenset({"completed", "failed", "canceled", "notresponding"})
 RUNNING_JOBS = frozenset({"running", "finalizing"})
+SCHEDULE_FIELDS = ("displayName", "description", "isEnabled", "provisioningState", "trigger", "tags")
+
+
+def job_definition(properties: Any) -> Any:
+    """A job definition cut to `JOB_FIELDS`; anything but an object is left for the rules to
+    refuse."""
+    if not isinstance(properties, dict):
+        return properties
+    kept = {key: properties[key] for key in JOB_FIELDS if key in properties}
+    trial, settings = properties.get("trial"), properties.get("settings")
+    if isinstance(trial, dict) and "resources" in trial:
+        kept["trial"] = {"resources": trial["resources"]}
+    if isinstance(settings, dict):
+        kept["settings"] = {k: v for k, v in settings.items() if k in ("default_compute", "defaultCompute")}
+    return kept
+
+
+def schedule(value: Any) -> dict[str, Any]:
+    """An AML schedule (an ARM object) cut to its trigger, state, tags and what its action runs
+    where, so that a saved inventory never holds the job's command or environment variables."""
+    body = arm_object(value)
+    properties = body.get("properties")
+    if not isinstance(properties, dict):
+        return body
+    kept = {key: properties[key] for key in SCHEDULE_FIELDS if key in properties}
+    action = properties.get("action")
+    if isinstance(action, dict):
+        kept["action"] = {
+            "actionType": action.get("actionType"),
+            "jobDefinition": job_definition(action.get("jobDefinition")),
+        }
+    return {**{k: v for k, v in body.items() if k != "properties"}, "properties": kept}
 
 
 def job_summary(job: dict[str, Any], now: dt.datetime) -> dict[str, Any] | None:
-    """An AML job (an ARM object) cut to what the serverless rules read, with ``created`` and
-    ``ran_hours``: the jobs API records no run times, so a finished job (Completed, Failed,
-    Canceled, NotResponding) ran from ``systemData.createdAt`` to its record's last change
-    (``lastModifiedAt``), a running one (Running, Finalizing) until ``now``, and any other
-    (queued, not started) not yet. None for a job whose creation time is not an ISO 8601 time,
-    which cannot be placed in a window."""
+    """An AML job (an ARM object) cut to its definition (`job_definition`), with ``created`` (in
+    UTC) and ``ran_hours``: the jobs API records no run times, so a finished job (Completed,
+    Failed, Canceled, NotResponding) ran from ``systemData.createdAt`` to its record's last
+    change (``lastModifiedAt``), at most its ``limits.timeout``; a running one (Running,
+    Finalizing) until ``now``; any other (queued, starting, preparing) not yet. None for a job
+    whose creation time is not an ISO 8601 time, which cannot be placed in a window."""
     system = job.get("systemData")
     created, modified = (_time(system.get(key) if isinstance(system, dict) else None) for key in JOB_TIMES)
     properties = job.get("properties")
@@ -117,22 +152,28 @@ def job_summary(job: dict[str, Any], now: dt.datetime) -> dict[str, Any] | None:
         return None
     status = str(properties.get("status", "")).lower()
     ended = modified if status in FINISHED_JOBS else now if status in RUNNING_JOBS else created
-    kept = {key: properties[key] for key in JOB_FIELDS if key in properties}
-    trial, settings = properties.get("trial"), properties.get("settings")
-    if isinstance(trial, dict) and "resources" in trial:
-        kept["trial"] = {"resources": trial["resources"]}
-    if isinstance(settings, dict):
-        kept["settings"] = {k: v for k, v in settings.items() if k in ("default_compute", "defaultCompute")}
     hours = max(0.0, ((ended or created) - created).total_seconds() / 3600)
-    return {"name": job.get("name"), "properties": kept, "created": created.isoformat(), "ran_hours": round(hours, 4)}
+    limits = properties.get("limits")
+    limit = parse_duration(limits.get("timeout")) if isinstance(limits, dict) else None
+    if limit is not None and limit.total_seconds() > 0:
+        hours = min(hours, limit.total_seconds() / 3600)
+    return {
+        "name": job.get("name"),
+        "properties": job_definition(properties),
+        "created": created.isoformat(),
+        "ran_hours": round(hours, 4),
+    }
 
 
 def _time(text: Any) -> dt.datetime | None:
+    """An ISO 8601 time in UTC (one without an offset is taken as UTC)."""
     try:
         stamp = dt.datetime.fromisoformat(text.replace("Z", "+00:00")) if isinstance(text, str) else None
     except ValueError:
         return None
-    return stamp if stamp is None or stamp.tzinfo else stamp.replace(tzinfo=dt.UTC)
+    if stamp is None:
+        return None
+    return stamp.astimezone(dt.UTC) if stamp.tzinfo else stamp.replace(tzinfo=dt.UTC)
 
 
 def graph_page(body: Any, columns: tuple[str, ...]) -> tuple[list[dict[str, Any]], str | None]:
