@@ -54,7 +54,7 @@ def minimum_requests(estate: Estate, page_size: int, needs: LiveNeeds) -> int:
         math.ceil(len(subscriptions) / page_size)
         + _graph_pages(subscriptions, rows)
         + _list_requests(estate, collected)
-        + _read_requests(estate, rows, needs)
+        + _read_requests(estate, rows, needs, page_size)
     )
 
 
@@ -87,20 +87,26 @@ def _list_requests(estate: Estate, collected: frozenset[str]) -> int:
     return total
 
 
-def _read_requests(estate: Estate, rows: list[dict[str, Any]], needs: LiveNeeds) -> int:
-    """Diagnostic settings per row, environment versions deployments name by id (read once
-    each), and utilization metrics, where ``needs`` asks for them."""
+def _read_requests(estate: Estate, rows: list[dict[str, Any]], needs: LiveNeeds, page_size: int) -> int:
+    """Diagnostic settings per row, a workspace's jobs (one page at least), environment versions
+    deployments name by id (read once each), and utilization metrics, where ``needs`` asks for
+    them."""
 
     def wants(read: LiveRead, body: dict[str, Any]) -> bool:
         return needs.wants(read, str(body["type"]), body.get("kind"))
 
     logged = sum(1 for r in rows if wants(LiveRead.DIAGNOSTIC_SETTINGS, r))
+    jobs = sum(
+        max(1, math.ceil(len(estate.children.get((r["id"].lower(), "jobs"), [])) / page_size))
+        for r in rows
+        if wants(LiveRead.ML_JOBS, r)
+    )
     references = {
         ref.lower()
         for r in estate.resources
         if wants(LiveRead.ENVIRONMENT_VERSIONS, r) and (ref := environment_reference(r))
     }
-    return logged + len(references) + _metric_requests(estate, needs)
+    return logged + jobs + len(references) + _metric_requests(estate, needs)
 
 
 def _metric_requests(estate: Estate, needs: LiveNeeds) -> int:
