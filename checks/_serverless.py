@@ -31,7 +31,7 @@ def serverless_spend(
     workspace = resource if resource.type_key == T.WORKSPACE.lower() else ctx.inventory.parent(resource)
     region = workspace.location if workspace is not None else None
     costs = [
-        ctx.prices.estimate(size, region, round(hours / 24, 2), HOURS_PER_MONTH, what, notes, "medium")
+        ctx.prices.estimate(size, region, hours / 24, HOURS_PER_MONTH, what, notes, "medium")
         for size, hours in sorted(hours_a_day.items())
     ]
     missing = next((c for c in costs if c.monthly_usd is None), None)

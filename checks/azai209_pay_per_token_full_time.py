@@ -78,8 +78,9 @@ def pay_per_token_full_time(resource: Resource, ctx: CheckContext) -> Iterator[V
     ## What fails
 
     A pay-per-token deployment (`sku.name` `Standard`, `GlobalStandard` or `DataZoneStandard`)
-    whose input tokens arrived in at least 95% of the last 168 hours, whose quietest hour
-    carried at least `min_quiet_share` of the average hour, and whose monthly token spend
+    whose input tokens arrived in at least 95% of the last 168 hours, whose quietest hour with
+    tokens carried at least `min_quiet_share` of the average hour with tokens (a short
+    maintenance window does not make steady traffic bursty), and whose monthly token spend
     (7 days of input and output tokens x 730/168 x the model's price per million tokens for
     that deployment type) exceeds the monthly price of the provisioned deployment that would
     carry its busiest hour: (peak input tokens per minute + output weight x peak output tokens
@@ -94,9 +95,10 @@ def pay_per_token_full_time(resource: Resource, ctx: CheckContext) -> Iterator[V
 
     ## What passes
 
-    Bursty or part-time deployments (hours without tokens, or a quiet hour below
-    `min_quiet_share` of the average), steady ones whose token spend stays under the
-    provisioned price, and every provisioned deployment (AZAI-206 judges those).
+    Bursty or part-time deployments (tokens in fewer than 95% of the hours, or a quiet hour
+    below `min_quiet_share` of the average), steady ones whose token spend stays under the
+    provisioned price, and every provisioned deployment (AZAI-206 judges those). A published
+    token metric without a series for the deployment means it took no tokens.
 
     At the bundled hourly (no reservation) PTU prices, provisioned throughput costs more than
     pay-per-token for every model in the table even at full use: one fully used PTU-hour
@@ -114,8 +116,8 @@ def pay_per_token_full_time(resource: Resource, ctx: CheckContext) -> Iterator[V
 
     ## Options
 
-    - `min_quiet_share` (default 0.5): how busy the quietest hour must be, against the average
-      hour, for the volume to count as steady. A PTU deployment is bought for its peak, so
+    - `min_quiet_share` (default 0.5): how busy the quietest hour with tokens must be, against
+      the average hour with tokens, for the volume to count as steady. A PTU deployment is bought for its peak, so
       volume that falls away at night pays for idle PTUs.
     - `ptu_usd_per_hour` (default 0: use the bundled hourly retail price): the effective price
       of one PTU-hour under a reservation. Microsoft publishes no reservation price that azai
@@ -202,8 +204,8 @@ def pay_per_token_full_time(resource: Resource, ctx: CheckContext) -> Iterator[V
 
 
 def _steady(usage: DeploymentUsage, quiet_share: float) -> bool:
-    """Tokens in at least 95% of the window's hours, and the quietest hour at least
-    ``quiet_share`` of the average one."""
+    """Tokens in at least 95% of the window's hours, and the quietest of those hours at least
+    ``quiet_share`` of their average."""
     hours = [h for h in usage.input_tokens if h > 0]
     if len(hours) < 0.95 * LOOKBACK_HOURS:
         return False

@@ -148,7 +148,9 @@ def serverless_jobs_full_time(resource: Resource, ctx: CheckContext) -> Iterator
         {size: hours / days for size, hours in busy.items()},
         (
             f"{counted} serverless job(s) created in the last {days:g} days, {total:.1f} instance-hours",
-            "a finished job ran from its creation to its record's last change (the jobs API records no run times)",
+            "the jobs API records no run times: a finished job ran from its creation to its record's last "
+            "change, at most its limits.timeout; a running one until the scan",
+            "queued jobs, archived jobs and a pipeline's own record are left out: the figure is a floor",
         ),
     )
     yield Violation(
