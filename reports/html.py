@@ -19,7 +19,7 @@ from reports.escaping import html_text
 from scanner import __version__
 from scanner.cost.summary import CostSummary, owner_of, summarize
 from scanner.engine.results import ScanResult, sort_findings
-from scanner.model.pricing import BASIS
+from scanner.model.pricing import SUMMARY_BASIS
 
 BAR_COLOUR = "#2f6fdb"
 _STYLE = """
@@ -162,7 +162,8 @@ def _waste(summary: CostSummary) -> str:
     )
     return (
         f"<h2>Estimated waste</h2><div class='total'>{_money(total)} / month</div>{added}{unknown}"
-        f"<p class='note'>{html_text(BASIS)}. Every figure in the findings shows what was multiplied.</p>{agree}"
+        f"<p class='note'>{html_text(SUMMARY_BASIS)}. Every figure in the findings shows what was multiplied."
+        f"</p>{agree}"
         f"<div class='charts'>{rules}{groups}</div>"
     )
 

@@ -24,7 +24,7 @@ from scanner.cost.summary import CostSummary, summarize
 from scanner.drift.compare import DriftReport
 from scanner.engine.checkapi import Check, Pillar, Severity
 from scanner.engine.results import Finding, ScanResult, Undetermined, sort_findings
-from scanner.model.pricing import BASIS
+from scanner.model.pricing import SUMMARY_BASIS
 from scanner.model.resources import CoverageGap
 
 DEFAULT_MAX_BYTES = 65_536  # a GitHub pull-request comment holds 65,536 characters
@@ -103,7 +103,7 @@ def _cost_section(summary: CostSummary) -> list[str]:
             f"{markdown_text((f.cost.unknown_reason if f.cost else None) or '')}"
             for f in summary.unknown
         ]
-    lines += ["", f"Prices: {BASIS}.", "", "</details>", ""]
+    lines += ["", f"Prices: {SUMMARY_BASIS}.", "", "</details>", ""]
     return lines
 
 

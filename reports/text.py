@@ -17,7 +17,7 @@ from scanner.cost.summary import CostSummary, summarize
 from scanner.drift.compare import DriftReport
 from scanner.engine.checkapi import Severity
 from scanner.engine.results import Finding, ScanResult, Undetermined
-from scanner.model.pricing import BASIS
+from scanner.model.pricing import SUMMARY_BASIS
 from scanner.model.resources import CoverageGap
 from scanner.model.shown import json_text
 
@@ -152,7 +152,7 @@ def _cost_section(costs: CostSummary) -> list[str]:
     """Monthly waste by rule, resource group and owner; unknown costs are listed, never counted as $0."""
     if not costs.with_cost and not costs.unknown:
         return []
-    lines = [f"WASTE: ${costs.total_monthly_usd:,.2f} a month ({BASIS})", "  by rule:"]
+    lines = [f"WASTE: ${costs.total_monthly_usd:,.2f} a month ({SUMMARY_BASIS})", "  by rule:"]
     lines += [f"    {rule}: ${value:,.2f}" for rule, value in costs.by_rule.items()]
     lines.append("  by resource group:")
     lines += [f"    {group}: ${value:,.2f}" for group, value in costs.by_resource_group.items()]

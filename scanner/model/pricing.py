@@ -28,6 +28,12 @@ from scanner.model.tokens import TokenBook
 HOURS_PER_MONTH = 730.0
 PRICE_COLUMNS = ["size", "region", "usd_per_hour", "source", "as_of"]
 BASIS = "Linux pay-as-you-go retail price in USD; no reservations or savings plans"
+# What every report says of its totals: the prices differ by table (VM, PTU, GPU-second, token),
+# and a rule option may name a reservation's rate, which the finding then states.
+SUMMARY_BASIS = (
+    "retail prices in USD as each estimate names them: pay-as-you-go, no reservations or savings plans, "
+    "unless a rule option sets a reservation rate"
+)
 SERVERLESS_GPU_BASIS = (
     "pay-as-you-go retail GPU price in USD, billed per second; the replica's vCPU and memory are billed on "
     "top and not counted here"
