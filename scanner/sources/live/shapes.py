@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from scanner.model.durations import parse_duration
+from scanner.model import amljobs
 from scanner.sources.live.boundary import BoundaryError
 
 
@@ -153,9 +153,8 @@ def job_summary(job: dict[str, Any], now: dt.datetime) -> dict[str, Any] | None:
     status = str(properties.get("status", "")).lower()
     ended = modified if status in FINISHED_JOBS else now if status in RUNNING_JOBS else created
     hours = max(0.0, ((ended or created) - created).total_seconds() / 3600)
-    limits = properties.get("limits")
-    limit = parse_duration(limits.get("timeout")) if isinstance(limits, dict) else None
-    if limit is not None and limit.total_seconds() > 0:
+    limit = amljobs.timeout(properties)
+    if limit is not None:
         hours = min(hours, limit.total_seconds() / 3600)
     return {
         "name": job.get("name"),
