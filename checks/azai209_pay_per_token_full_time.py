@@ -8,8 +8,8 @@ from checks._common import WAF_AI, rule_page
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.needs import LiveRead
-from scanner.model.pricing import HOURS_PER_MONTH, Cost, Price
-from scanner.model.resources import Resource, normalize_location
+from scanner.model.pricing import HOURS_PER_MONTH, PTU, Cost, Price
+from scanner.model.resources import Resource
 from scanner.model.unknown import Unknown, UnknownValueError, known
 from scanner.model.utilization import LOOKBACK_HOURS, PROVISIONED_FOR, DeploymentUsage, is_pay_per_token
 
@@ -217,7 +217,7 @@ def _ptu_price(ctx: CheckContext, provisioned: str, region: object) -> Price:
     override = float(ctx.options.get("ptu_usd_per_hour", 0.0))
     if override > 0:
         return Price(override, "option ptu_usd_per_hour (a reservation's effective rate)", ctx.today.isoformat())
-    listed = ctx.prices.ptu.get((provisioned.lower(), normalize_location(region))) if isinstance(region, str) else None
+    listed = ctx.prices.price(provisioned, region, PTU)
     if listed is None:
         raise UnknownValueError(Unknown(f"no PTU price for {provisioned} in {region}"))
     return listed

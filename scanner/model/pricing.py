@@ -179,15 +179,24 @@ class PriceBook:
         notes = (*assumptions, meter.basis)
         if not isinstance(item, str) or not isinstance(region, str):
             return Cost(None, what, notes, confidence, unknown_reason=meter.unknown)
-        key = (item.lower(), normalize_location(region))
-        price = {VM: self.prices, PTU: self.ptu, SERVERLESS_GPU: self.serverless_gpu}[meter].get(key)
+        price = self.price(item, region, meter)
+        place = normalize_location(region)
         if price is None:
-            reason = meter.missing.format(item=item, region=key[1], origin=self.origin)
+            reason = meter.missing.format(item=item, region=place, origin=self.origin)
             return Cost(None, what, notes, confidence, unknown_reason=reason)
         monthly = round(units * hours * price.usd_per_hour, 2)
         per = f"{meter.unit.strip()}-h" if meter.unit else "h"
-        basis = f"{what}: {units:g}{meter.unit} x {hours:g} h/month x ${price.usd_per_hour:g}/{per} ({item}, {key[1]})"
+        basis = f"{what}: {units:g}{meter.unit} x {hours:g} h/month x ${price.usd_per_hour:g}/{per} ({item}, {place})"
         return Cost(monthly, basis, notes, confidence, price)
+
+    def price(self, item: Any, region: Any, meter: Meter | None = None) -> Price | None:
+        """The hourly price of ``item`` in ``region`` in the table ``meter`` names (by default the
+        VM table), compared case-insensitively and by normalised region; None when either is not
+        a known string or the table lacks the pair."""
+        if not isinstance(item, str) or not isinstance(region, str):
+            return None
+        table = {VM: self.prices, PTU: self.ptu, SERVERLESS_GPU: self.serverless_gpu}[meter or VM]
+        return table.get((item.lower(), normalize_location(region)))
 
 
 def render_prices(rows: Mapping[tuple[str, str], Price]) -> str:
