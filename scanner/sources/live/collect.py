@@ -87,6 +87,11 @@ WORKSPACE_CHILDREN = (
 # listed in their default view, without archived ones: archiving changes a job's
 # ``lastModifiedAt``, which is all that says when a job ended.
 EVERY_ENTRY = {"listViewType": "All"}
+# Workspace children read otherwise than as plain ARM resources: how each entry is checked and
+# kept, and the query. Schedules, disabled ones too, are cut to what the rules read.
+LISTED_AS: dict[str, tuple[Callable[[Any], dict[str, Any]], dict[str, str] | None]] = {
+    "schedules": (shapes.schedule, EVERY_ENTRY),
+}
 
 # The first GA api-version with Foundry projects; it also lists deployments and content filters.
 COGNITIVE_API = "2025-06-01"
@@ -509,11 +514,8 @@ class Collector:
         for child, child_type in WORKSPACE_CHILDREN:
             if child_type.lower() not in self.collected:
                 continue
-            if child == "schedules":  # disabled ones too, cut to what the rules read
-                found = self._list_raw(subscription, f"{workspace['id']}/{child}", ML_API, shapes.schedule, EVERY_ENTRY)
-            else:
-                found = self._list_raw(subscription, f"{workspace['id']}/{child}", ML_API)
-            found = found or []
+            item, params = LISTED_AS.get(child, (shapes.arm_object, None))
+            found = self._list_raw(subscription, f"{workspace['id']}/{child}", ML_API, item, params) or []
             out += found
             if child == "onlineEndpoints" and deployments:  # deployments made in Studio or the CLI are AI resources too
                 for endpoint in found:
