@@ -11,6 +11,7 @@ from scanner.engine.checkapi import CheckContext, Principle, Violation
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource, normalize_location
 from scanner.model.unknown import Unknown, UnknownValueError, known
+from scanner.model.utilization import DeploymentUsage
 
 WAF_AI = "https://learn.microsoft.com/azure/well-architected/ai/"
 
@@ -145,6 +146,15 @@ def identity_kinds(resource: Resource) -> set[str]:
 def workspace_users(resource: Resource, ctx: CheckContext, path: str) -> list[Resource]:
     """The AML workspaces whose ``path`` (``properties.keyVault`` and the like) names ``resource``."""
     return ctx.inventory.referrers(resource, T.WORKSPACE, path)
+
+
+def measured_deployment(deployment: Resource, ctx: CheckContext) -> DeploymentUsage:
+    """What Azure Monitor measured of a model deployment in a live scan; undetermined when the
+    scan read no metrics for it (an IaC scan, or a read that failed)."""
+    usage = ctx.utilization.deployment_usage(deployment) if ctx.utilization is not None else None
+    if usage is None:
+        raise UnknownValueError(Unknown("no Azure Monitor metrics for this deployment"))
+    return usage
 
 
 def has_tag(resource: Resource, ctx: CheckContext, key_option: str, values_option: str) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, rule_page
+from checks._common import WAF_AI, measured_deployment, rule_page
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.needs import LiveRead
@@ -128,11 +128,7 @@ def idle_provisioned_throughput(resource: Resource, ctx: CheckContext) -> Iterat
     if not provisioned and not is_hosted_fine_tune(resource):
         return
     known(resource.get("sku.name"))
-    source = ctx.utilization
-    usage = source.deployment_usage(resource) if source is not None else None
-    if usage is None:
-        known(Unknown("no Azure Monitor metrics for this deployment"))
-        return
+    usage = measured_deployment(resource, ctx)
     if usage.requests is not None and usage.requests == 0:
         yield _unused(resource, ctx, usage, provisioned)
         return

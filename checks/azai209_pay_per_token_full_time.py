@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, rule_page
+from checks._common import WAF_AI, measured_deployment, rule_page
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.needs import LiveRead
@@ -140,10 +140,7 @@ def pay_per_token_full_time(resource: Resource, ctx: CheckContext) -> Iterator[V
     """
     if not is_pay_per_token(resource):
         return
-    source = ctx.utilization
-    usage = source.deployment_usage(resource) if source is not None else None
-    if usage is None:
-        raise UnknownValueError(Unknown("no Azure Monitor metrics for this deployment"))
+    usage = measured_deployment(resource, ctx)
     if not usage.tokens_metric:
         raise UnknownValueError(Unknown("the account publishes no token metric"))
     if not _steady(usage, float(ctx.options.get("min_quiet_share", 0.5))):
