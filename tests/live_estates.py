@@ -14,10 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from scanner.emulator.estate import Estate
+from scanner.emulator.server import Emulator
 from scanner.engine.results import Finding
 from scanner.model.resources import parse_resource_id
 from scanner.model.retirements import RetirementTable
-from scanner.pipeline.scan import ScanResult
+from scanner.pipeline.scan import ScanRequest, ScanResult, run_scan
+from scanner.sources.live.collect import LiveScope
+from tests.conftest import FIXTURE_DATE
 
 SCANNED = {"Create", "Modify", "NoChange", "Deploy"}
 
@@ -106,3 +109,22 @@ def rule_outcomes(result: ScanResult, rule: str) -> tuple[dict[str, Finding], se
     passed = {r.name for c, r in result.passed if c.id == rule}
     undetermined = {u.resource.name for u in result.undetermined if u.check.id == rule}
     return failed, passed, undetermined
+
+
+def live_scan(
+    emulator: Emulator, *, select: tuple[str, ...] = (), rule_options: tuple[str, ...] = (), **scope: object
+) -> ScanResult:
+    """A live scan of what ``emulator`` serves (every subscription unless ``scope`` says), on the
+    fixtures' date, that never fails the gate."""
+    live = LiveScope(**scope) if scope else LiveScope(all_subscriptions=True)  # type: ignore[arg-type]
+    return run_scan(
+        ScanRequest(
+            paths=(),
+            live=live,
+            arm_endpoint=emulator.endpoint,
+            fail_on="none",
+            today=FIXTURE_DATE,
+            select=select,
+            rule_options=rule_options,
+        )
+    )

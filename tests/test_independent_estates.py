@@ -14,9 +14,9 @@ import pytest
 
 from scanner.emulator.estate import Estate
 from scanner.pipeline.scan import ScanRequest, run_scan
-from scanner.sources.live.collect import LiveScope
 from tests.avm_conformance import actual_items, expected_items
 from tests.conftest import FIXTURES
+from tests.live_estates import live_scan
 
 ESTATES = sorted(p.parent for p in (FIXTURES / "independent").glob("*/main.json"))
 # Live estates: what the emulator serves, with times relative to REFERENCE, moved to the scan's.
@@ -61,16 +61,7 @@ def test_independent_live_estate_gives_exactly_its_expected_results(serve, estat
     served = _moved(Estate.load(estate / "estate.json"), dt.datetime.now(dt.UTC) - REFERENCE)
     emulator = serve(served)
     rules = sorted({e["rule"] for e in expected["expected"]})
-    result = run_scan(
-        ScanRequest(
-            paths=(),
-            live=LiveScope(all_subscriptions=True),
-            arm_endpoint=emulator.endpoint,
-            fail_on="none",
-            select=rules,
-            rule_options=tuple(expected.get("rule_options", ())),
-        )
-    )
+    result = live_scan(emulator, select=tuple(rules), rule_options=tuple(expected.get("rule_options", ())))
     actual = {(f.check.id, f.resource.name): "finding" for f in result.findings}
     actual |= {(c.id, r.name): "pass" for c, r in result.passed}
     actual |= {(u.check.id, u.resource.name): "undetermined" for u in result.undetermined}

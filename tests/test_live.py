@@ -19,25 +19,8 @@ from scanner.emulator.server import Emulator, Faults
 from scanner.engine.results import ScanResult
 from scanner.pipeline.scan import ScanRequest, run_scan
 from scanner.sources.live.collect import LiveScope
-from tests.conftest import FIXTURE_DATE, FIXTURES, ROOT, run_cli, scan
-from tests.live_estates import estate_from_whatif
-
-
-def live_scan(
-    emulator: Emulator, *, select: tuple[str, ...] = (), rule_options: tuple[str, ...] = (), **scope: object
-) -> ScanResult:
-    live = LiveScope(**scope) if scope else LiveScope(all_subscriptions=True)  # type: ignore[arg-type]
-    return run_scan(
-        ScanRequest(
-            paths=(),
-            live=live,
-            arm_endpoint=emulator.endpoint,
-            fail_on="none",
-            today=FIXTURE_DATE,
-            select=select,
-            rule_options=rule_options,
-        )
-    )
+from tests.conftest import FIXTURES, ROOT, run_cli, scan
+from tests.live_estates import estate_from_whatif, live_scan
 
 
 def keys(result: ScanResult, rule: str | None = None) -> set[tuple[str, str, str, str]]:

@@ -22,10 +22,9 @@ from scanner.model import amljobs
 from scanner.model.schedules import runs_per_day
 from scanner.model.tokens import TokenBook
 from scanner.model.unknown import Unknown, UnknownValueError
-from scanner.pipeline.scan import ScanRequest, ScanResult, run_scan
+from scanner.pipeline.scan import ScanResult
 from scanner.sources.live import shapes
-from scanner.sources.live.collect import LiveScope
-from tests.live_estates import model_account, model_deployment, rule_outcomes
+from tests.live_estates import live_scan, model_account, model_deployment, rule_outcomes
 
 SUB = "00000000-0000-0000-0000-0000000000e7"
 GROUP = f"/subscriptions/{SUB}/resourceGroups/rg-train"
@@ -88,10 +87,7 @@ def _scan(
     serve: Callable[..., Emulator], estate: Estate, select: tuple[str, ...], faults: Faults | None = None
 ) -> tuple[ScanResult, Emulator]:
     emulator = serve(estate, faults)
-    request = ScanRequest(
-        paths=(), live=LiveScope(all_subscriptions=True), arm_endpoint=emulator.endpoint, fail_on="none", select=select
-    )
-    return run_scan(request), emulator
+    return live_scan(emulator, select=select), emulator
 
 
 def jobs_estate() -> Estate:
@@ -352,15 +348,8 @@ def test_pay_per_token_at_full_time_volume_fails_only_below_the_stated_ptu_price
 
 def test_a_reservation_rate_makes_steady_volume_a_cost_finding(serve) -> None:  # type: ignore[no-untyped-def]
     emulator = serve(tokens_estate())
-    request = ScanRequest(
-        paths=(),
-        live=LiveScope(all_subscriptions=True),
-        arm_endpoint=emulator.endpoint,
-        fail_on="none",
-        select=("AZAI-209",),
-        rule_options=("AZAI-209:ptu_usd_per_hour=0.30",),
-    )
-    failed, passed, undetermined = rule_outcomes(run_scan(request), "AZAI-209")
+    result = live_scan(emulator, select=("AZAI-209",), rule_options=("AZAI-209:ptu_usd_per_hour=0.30",))
+    failed, passed, undetermined = rule_outcomes(result, "AZAI-209")
     assert set(failed) == {"oai/steady"}
     assert passed == {"oai/office-hours", "oai/trickle", "oai/ptu"}  # bursty, small, provisioned
     assert undetermined == {"oai/legacy-model", "oai-eu/steady-dz", "dark/unmeasured"}
