@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import json
 import urllib.parse
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -294,7 +295,7 @@ def _plain(value: Any) -> Any:
     a field equal to its default left out, as sarif-om's own serializer does it, but in one
     shallow pass (that serializer deep-copies every object at every level)."""
     kind = type(value)
-    if kind is str or kind is int or kind is float or kind is bool or value is None:
+    if kind in _SCALARS or value is None:
         return value
     if kind is list:
         return [_plain(item) for item in value]
@@ -306,9 +307,15 @@ def _plain(value: Any) -> Any:
     out = {}
     for name, schema_name, default in fields:
         item = getattr(value, name)
-        if item != default:
-            out[schema_name] = _plain(item)
+        # Identity first: most fields are unset (None), and `!=` on a sarif-om object runs
+        # attrs' Python-level comparison.
+        if item is default or (default is not None and item == default):
+            continue
+        out[schema_name] = item if type(item) in _SCALARS else _plain(item)
     return out
+
+
+_SCALARS = frozenset((str, int, float, bool))
 
 
 def _serialize(log: om.SarifLog) -> bytes:
@@ -317,8 +324,15 @@ def _serialize(log: om.SarifLog) -> bytes:
 
 
 def _too_large(data: bytes) -> bool:
-    """Over GitHub's gzipped limit; compressing is skipped when the text itself is under it."""
-    return len(data) > MAX_GZIP_BYTES and len(gzip.compress(data)) > MAX_GZIP_BYTES
+    """Over GitHub's gzipped limit. Compressing is skipped when the text itself is under it, and
+    so is gzip's default level when deflate's fastest level, which compresses less, already fits
+    (on a 21 MB log: 1.24 MB in 0.06 s, against 1.01 MB in 0.25 s)."""
+    if len(data) <= MAX_GZIP_BYTES or len(zlib.compress(data, 1)) + _GZIP_FRAMING <= MAX_GZIP_BYTES:
+        return False
+    return len(gzip.compress(data)) > MAX_GZIP_BYTES
+
+
+_GZIP_FRAMING = 18  # gzip's header and trailer, against zlib's 6 bytes: an upper bound
 
 
 def render(result: ScanResult, repository_root: Path) -> tuple[bytes, list[str]]:

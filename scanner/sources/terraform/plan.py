@@ -231,13 +231,20 @@ class PlanReader:
     # -- configuration references ---------------------------------------------------------
 
     def _index_configuration(self) -> dict[tuple[str, str], Block]:
-        """Configuration blocks by (module path without instance keys, ``type.name``)."""
+        """Configuration blocks by (module path without instance keys, ``type.name``).
+
+        Module calls are walked with a list, not a nested function that calls itself: such a
+        function holds itself in a closure cell, a cycle that kept the index, and through it
+        the configuration, alive until a full collection."""
         doc = self.doc
         index: dict[tuple[str, str], Block] = {}
         config = member(doc, self.plan, "configuration", dict, "")
         root = member(doc, config, "root_module", dict, "/configuration") if config else None
-
-        def walk(module: dict[str, Any], path: str, where: Where) -> None:
+        modules: list[tuple[dict[str, Any], str, Where]] = []
+        if root is not None:
+            modules.append((root, "", "/configuration/root_module"))
+        while modules:
+            module, path, where = modules.pop()
             for i, resource in enumerate(member(doc, module, "resources", list, where) or []):
                 at = deeper(where, "resources", i)
                 address = expect(doc, expect(doc, resource, dict, at).get("address"), str, deeper(at, "address"))
@@ -248,10 +255,7 @@ class PlanReader:
                 index[(path, f"module.{name}")] = Block(expect(doc, call, dict, at), at)
                 child = member(doc, call, "module", dict, at)
                 if child is not None:
-                    walk(child, f"{path}.module.{name}".lstrip("."), deeper(at, "module"))
-
-        if root is not None:
-            walk(root, "", "/configuration/root_module")
+                    modules.append((child, f"{path}.module.{name}".lstrip("."), deeper(at, "module")))
         return index
 
     def _config_block(self, instance: Instance) -> Block | None:
