@@ -735,9 +735,12 @@ def _with_parent_locations(built: list[tuple[Instance, Resource]]) -> list[Resou
     """The resources, each in its parent's region where the provider sends that as the ARM
     ``location``: azurerm's AML computes are in their workspace's region (their own ``location``
     attribute is ``computeLocation``, and v4 compute instances have none), as ARM reports them."""
-    if not any(_located_by_parent(instance) for instance, _ in built):
+    # Only the parents' types are indexed: a parent is found by its id or by its group, type
+    # and name, so no other resource can answer, and indexing all 10,000 cost a tenth of a second.
+    parent_types = {resource.type_key.rsplit("/", 1)[0] for instance, resource in built if _located_by_parent(instance)}
+    if not parent_types:
         return [resource for _, resource in built]
-    inventory = Inventory(resource for _, resource in built)
+    inventory = Inventory(resource for _, resource in built if resource.type_key in parent_types)
     return [
         _in_parent_region(resource, inventory) if _located_by_parent(instance) else resource
         for instance, resource in built
