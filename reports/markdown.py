@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from reports import MIN_MAX_BYTES
 from reports.common import place_text, severity_counts
 from reports.escaping import markdown_code, markdown_text
 from scanner import __version__
@@ -28,7 +29,6 @@ from scanner.model.pricing import SUMMARY_BASIS
 from scanner.model.resources import CoverageGap
 
 DEFAULT_MAX_BYTES = 65_536  # a GitHub pull-request comment holds 65,536 characters
-MIN_MAX_BYTES = 4_096  # room for the counts and the last line, whatever the scan found
 
 _ICON = {Severity.CRITICAL: "🔴", Severity.HIGH: "🟠", Severity.MEDIUM: "🟡", Severity.LOW: "🔵"}
 

@@ -12,8 +12,7 @@ from scanner.model.resources import Resource
 from scanner.model.unknown import Unknown
 from scanner.sources import load_file
 from scanner.sources.arm.evaluator import Evaluator, Placement, Scope
-from scanner.sources.arm.parameters import ParameterFile
-from scanner.sources.arm.template import TemplateOptions
+from scanner.sources.arm.parameters import ParameterFile, TemplateOptions
 from tests.conftest import scan
 
 SCHEMA = "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#"

@@ -13,8 +13,7 @@ from scanner.engine.results import ScanResult
 from scanner.model.resources import Resource
 from scanner.pipeline.scan import ScanRequest, run_scan
 from scanner.sources import load_file
-from scanner.sources.arm.parameters import read_parameters
-from scanner.sources.arm.template import TemplateOptions
+from scanner.sources.arm.parameters import TemplateOptions, read_parameters
 from tests.conftest import FIXTURES, run_cli
 
 BICEP = FIXTURES / "bicep"

@@ -29,7 +29,7 @@ def _folder(option: str, value: str | None) -> str | None:
 
 def _max_bytes(value: str) -> int:
     """``--max-bytes``: 0 for no limit, else room at least for the counts and the last line."""
-    from reports.markdown import MIN_MAX_BYTES
+    from reports import MIN_MAX_BYTES
     from scanner.errors import InputError
 
     limit = int(value) if value.isdigit() else -1

@@ -23,8 +23,7 @@ from scanner.policy.baselines import BaselineEntry, compare_with_baseline, read_
 from scanner.policy.config import Config, load_config, select_checks
 from scanner.policy.options import parse_fail_on, parse_rule_options
 from scanner.policy.suppressions import apply_suppressions, override_severity
-from scanner.sources.arm.parameters import ParameterFile, read_parameters
-from scanner.sources.arm.template import TemplateOptions
+from scanner.sources.arm.parameters import ParameterFile, TemplateOptions, read_parameters
 from scanner.sources.live.collect import LiveInventory, LiveScope
 
 RUN_DATE_VARIABLE = "AZAI_RUN_DATE"

@@ -18,11 +18,10 @@ from scanner.model.jsondoc import STDIN, STDIN_DISPLAY, Document, NotJson, is_ar
 from scanner.model.resources import CoverageGap, Inventory, Resource
 from scanner.model.utilization import UtilizationSource
 from scanner.model.vmsizes import SizeCatalog
-from scanner.sources.arm.template import TemplateOptions, read_template
+from scanner.sources.arm.parameters import TemplateOptions
 from scanner.sources.arm.whatif import read_whatif, whatif_changes
 from scanner.sources.authored.paths import SourcePath
 from scanner.sources.snapshot import is_snapshot, read_snapshot
-from scanner.sources.terraform.plan import read_plan
 
 TERRAFORM = "terraform"
 ARM = "arm"
@@ -108,9 +107,15 @@ def load_file(
     coverage: list[CoverageGap] = []
     linked: set[Path] = set()
     try:
+        # Each reader is imported when its kind is read: a plan scan never loads the template
+        # evaluator, nor a template scan the azurerm mappings.
         if kind == TERRAFORM:
+            from scanner.sources.terraform.plan import read_plan
+
             resources, warnings = read_plan(doc)
         elif kind == ARM:
+            from scanner.sources.arm.template import read_template
+
             template = read_template(doc, path, options or TemplateOptions())
             resources, warnings, coverage, linked = (
                 template.evaluated,

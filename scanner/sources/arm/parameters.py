@@ -145,3 +145,14 @@ def placeholder_warning(parameters: ParameterFile, shown: set[str], defaulted: s
             outcome += " (the variable was not read: its name looks like a credential)"
         parts.append(f"{name} {outcome}")
     return f"{parameters.path}: azd placeholders resolved as azd does: " + "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class TemplateOptions:
+    """How templates are evaluated: the parameters file's values and the cloud (``environment()``).
+
+    Here, not beside the template reader, so that every scan can carry them without importing
+    the template evaluator, which a plan or what-if scan never runs."""
+
+    parameters: ParameterFile = field(default_factory=ParameterFile)
+    cloud: str = "AzureCloud"

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +47,7 @@ from scanner.sources.arm.evaluator import (
 )
 from scanner.sources.arm.expressions import Call, ExpressionError, is_expression, parse
 from scanner.sources.arm.limits import RefusedTemplate, budget
-from scanner.sources.arm.parameters import ParameterFile, placeholder_warning
+from scanner.sources.arm.parameters import TemplateOptions, placeholder_warning
 from scanner.sources.arm.wellformed import require_arm_document
 
 _BODY_KEYS = (
@@ -64,14 +64,6 @@ _BODY_KEYS = (
     "apiVersion",
 )
 _MARK = "\x00"  # stands for an unknown part while a name is split into its segments
-
-
-@dataclass(frozen=True)
-class TemplateOptions:
-    """How templates are evaluated: the parameters file's values and the cloud (``environment()``)."""
-
-    parameters: ParameterFile = field(default_factory=ParameterFile)
-    cloud: str = "AzureCloud"
 
 
 @dataclass(frozen=True)
