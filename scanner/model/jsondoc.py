@@ -63,6 +63,8 @@ class Document:
     data: dict[str, Any]
     _line_starts: list[int] | None = field(default=None, repr=False)
     _members: dict[int, _Members | None] = field(default_factory=dict, repr=False)
+    # Each pointer walked, by pointer: a resource's findings all start from its pointer.
+    _walked: dict[str, int | None] = field(default_factory=dict, repr=False)
 
     def forget_data(self) -> None:
         """Drop the parsed values once the resources are read from them: reports locate
@@ -77,11 +79,13 @@ class Document:
         ``vmsize`` where the model says ``vmSize``. A missing segment stops the walk at the
         deepest value that does exist, which is still the right place to point a reader at.
         """
-        tokens = _split_pointer(pointer)
-        offset, resolved = self._walk(tokens, exact=True)
+        if pointer in self._walked:
+            offset = self._walked[pointer]
+        else:
+            offset = self._walked[pointer] = self._walk(_split_pointer(pointer))
         if offset is None:
             return Position(*self.line_column(0), "")
-        found = pointer if len(resolved) == len(tokens) else pointer_join("", *resolved)  # no re-escaping
+        found = pointer
         if tail:
             tail_offset, tail_tokens = self._walk_from(offset, list(tail))
             if tail_tokens:
@@ -95,18 +99,18 @@ class Document:
         index = bisect.bisect_right(self._line_starts, offset) - 1
         return index + 1, offset - self._line_starts[index] + 1
 
-    def _walk(self, tokens: list[str], exact: bool) -> tuple[int | None, list[str]]:
+    def _walk(self, tokens: list[str]) -> int | None:
+        """Where the value at the pointer ``tokens`` starts; None when a member on the way is
+        missing."""
         start = _WHITESPACE.match(self.text, 0)
         offset = start.end() if start else 0
-        resolved: list[str] = []
         for token in tokens:
             members = self._container(offset)
             found = members.find(self.text, token) if members is not None else None
             if found is None:
-                return (None, resolved) if exact else (offset, resolved)
+                return None
             offset = found
-            resolved.append(token)
-        return offset, resolved
+        return offset
 
     def _walk_from(self, offset: int, tail: list[str]) -> tuple[int, list[str]]:
         resolved: list[str] = []
@@ -163,23 +167,31 @@ class _Members:
         pos = self._pos
         if self._pending:
             _, pos = _DECODER.raw_decode(text, pos)
-            pos = _WHITESPACE.match(text, pos).end()  # type: ignore[union-attr]
-            if pos < len(text) and text[pos] == ",":
-                pos = _WHITESPACE.match(text, pos + 1).end()  # type: ignore[union-attr]
+            pos = _past_blanks(text, pos)
+            if text.startswith(",", pos):
+                pos = _past_blanks(text, pos + 1)
             self._pending = False
         if pos >= len(text) or text[pos] == self._closer:
             self._pos = pos
             return False
         if self._is_object:
             name, pos = scanstring(text, pos + 1)
-            pos = _WHITESPACE.match(text, pos).end()  # type: ignore[union-attr]
-            pos = _WHITESPACE.match(text, pos + 1).end()  # type: ignore[union-attr]  # past ':'
+            pos = _past_blanks(text, _past_blanks(text, pos) + 1)  # past ':'
         else:
             name = str(self._index)
             self._index += 1
         self.offsets.setdefault(name, pos)
         self._pos, self._pending = pos, True
         return True
+
+
+_BLANKS = frozenset(" \t\n\r")
+
+
+def _past_blanks(text: str, pos: int) -> int:
+    """The offset after any JSON whitespace at ``pos``; a character test first, since plans
+    (``terraform show -json``) are written without any."""
+    return _WHITESPACE.match(text, pos).end() if text[pos : pos + 1] in _BLANKS else pos  # type: ignore[union-attr]
 
 
 _JSON_TYPES: dict[type, str] = {dict: "an object", list: "an array", str: "a string", bool: "true or false"}
