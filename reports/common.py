@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import PurePath
 from typing import Any
 
@@ -13,7 +14,13 @@ from scanner.model.unknown import Unknown
 
 def uri(path: str | None) -> str | None:
     """A file path as a forward-slash URI reference, as SARIF and JSON consumers expect."""
-    return PurePath(path).as_posix() if path else None
+    return _posix(path) if path else None
+
+
+@functools.lru_cache(maxsize=1024)
+def _posix(path: str) -> str:
+    """Kept per path: a report asks once per finding, of the few files a scan reads."""
+    return PurePath(path).as_posix()
 
 
 def location(place: Place | None) -> dict[str, Any]:

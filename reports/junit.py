@@ -11,12 +11,12 @@ the serialized document, so a parser never rejects it, whichever field quoted th
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections import Counter
+from collections import Counter, defaultdict
 from typing import NamedTuple
 
 from reports.escaping import xml_text
 from scanner.engine.checkapi import Check
-from scanner.engine.results import ScanResult
+from scanner.engine.results import Finding, ScanResult, Undetermined
 from scanner.model.places import Place
 from scanner.model.resources import CoverageGap, Resource
 from scanner.model.shown import bare_text
@@ -39,10 +39,26 @@ def _case_name(resource: Resource) -> str:
     return f"{resource.name} ({source})"
 
 
-def _rule_cases(result: ScanResult, check: Check) -> list[Case]:
+class _ByRule:
+    """A scan's findings, undetermined pairs and passes, each grouped by rule id once: filtering
+    all of them again for each of 39 rules was a quarter of the report at 10,000 resources."""
+
+    def __init__(self, result: ScanResult) -> None:
+        self.findings: dict[str, list[Finding]] = defaultdict(list)
+        self.undetermined: dict[str, list[Undetermined]] = defaultdict(list)
+        self.passed: dict[str, list[Resource]] = defaultdict(list)
+        for finding in result.findings:
+            self.findings[finding.check.id].append(finding)
+        for item in result.undetermined:
+            self.undetermined[item.check.id].append(item)
+        for check, resource in result.passed:
+            self.passed[check.id].append(resource)
+
+
+def _rule_cases(grouped: _ByRule, check: Check) -> list[Case]:
     """Every resource the rule evaluated, so a pipeline sees what passed as well as what failed."""
     cases: list[Case] = []
-    findings = [f for f in result.findings if f.check.id == check.id]
+    findings = grouped.findings.get(check.id, [])
     per_resource = Counter((f.resource.type, _case_name(f.resource)) for f in findings)
     for f in findings:
         observed = bare_text(f.violation.observed)
@@ -56,10 +72,9 @@ def _rule_cases(result: ScanResult, check: Check) -> list[Case]:
             cases.append(Case(name, f.resource.type, f"{f.severity.label}: {detail}", None, f.place))
     cases += [
         Case(_case_name(u.resource), u.resource.type, None, u.reason, u.place)
-        for u in result.undetermined
-        if u.check.id == check.id
+        for u in grouped.undetermined.get(check.id, [])
     ]
-    cases += [Case(_case_name(r), r.type, None, None, r.origin.place()) for c, r in result.passed if c.id == check.id]
+    cases += [Case(_case_name(r), r.type, None, None, r.origin.place()) for r in grouped.passed.get(check.id, [])]
     cases.sort(key=lambda c: (c.classname, c.name))
     return cases
 
@@ -111,8 +126,9 @@ def _coverage_suite(suites: ET.Element, coverage: list[CoverageGap]) -> None:
 def render(result: ScanResult) -> bytes:
     suites = ET.Element("testsuites", name="azai")
     total = failures = skipped = 0
+    grouped = _ByRule(result)
     for check in result.checks:
-        cases = _rule_cases(result, check)
+        cases = _rule_cases(grouped, check)
         suite_failures, suite_skipped = _rule_suite(suites, check, cases)
         total += len(cases)
         failures += suite_failures
