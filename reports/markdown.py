@@ -30,6 +30,11 @@ from scanner.model.resources import CoverageGap
 
 DEFAULT_MAX_BYTES = 65_536  # a GitHub pull-request comment holds 65,536 characters
 
+# No finding's table row is shorter: "| ", the severity icon (4 bytes), a space, the shortest
+# label ("low"), four " | " and the closing " |" and newline. So no more than a report's size
+# over this many findings can fit, and 16,000 rows are not rendered to cut them to 64 KB.
+_MIN_ROW_BYTES = 24
+
 _ICON = {Severity.CRITICAL: "🔴", Severity.HIGH: "🟠", Severity.MEDIUM: "🟡", Severity.LOW: "🔵"}
 
 
@@ -254,20 +259,21 @@ def render(result: ScanResult, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[byte
     suppressed = [f for f in result.findings if f.suppression is not None]
     summary = summarize(result)
     head = _header(result, active)
-    full = _document(
-        [
-            *head,
-            *_cost_section(summary),
-            *_findings_section(result, active),
-            *_undetermined_section(result.undetermined),
-            *_suppressed_section(suppressed),
-            *_drift_section(result.drift),
-            *_coverage_section(result.coverage),
-            *_warnings_section(result.warnings),
-        ]
-    )
-    if not max_bytes or len(full) <= max_bytes:
-        return full, []
+    if not max_bytes or len(active) * _MIN_ROW_BYTES <= max_bytes:  # else the rows alone are too long
+        full = _document(
+            [
+                *head,
+                *_cost_section(summary),
+                *_findings_section(result, active),
+                *_undetermined_section(result.undetermined),
+                *_suppressed_section(suppressed),
+                *_drift_section(result.drift),
+                *_coverage_section(result.coverage),
+                *_warnings_section(result.warnings),
+            ]
+        )
+        if not max_bytes or len(full) <= max_bytes:
+            return full, []
     if result.coverage:
         head += [f"⚠️ **Incomplete:** {len(result.coverage)} scope(s) not scanned.", ""]
     sections = {
@@ -308,7 +314,7 @@ class _Fit:
         """The longest most-severe-first prefix of the findings whose report fits, found by
         bisection (the size grows with the prefix), and that report."""
         ranked = sort_findings(self.active)
-        low, high = 0, len(ranked)
+        low, high = 0, min(len(ranked), self.limit // _MIN_ROW_BYTES)
         while low < high:
             middle = (low + high + 1) // 2
             if len(self.report(ranked[:middle])) <= self.limit:
