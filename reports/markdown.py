@@ -31,8 +31,9 @@ from scanner.model.resources import CoverageGap
 DEFAULT_MAX_BYTES = 65_536  # a GitHub pull-request comment holds 65,536 characters
 
 # No finding's table row is shorter: "| ", the severity icon (4 bytes), a space, the shortest
-# label ("low"), four " | " and the closing " |" and newline. So no more than a report's size
-# over this many findings can fit, and 16,000 rows are not rendered to cut them to 64 KB.
+# label ("low"), four " | ", the closing " |" and the newline come to 25 bytes. So no more than
+# a report's size over this many findings can fit, and 16,000 rows are not rendered to cut
+# them to 64 KB.
 _MIN_ROW_BYTES = 24
 
 _ICON = {Severity.CRITICAL: "🔴", Severity.HIGH: "🟠", Severity.MEDIUM: "🟡", Severity.LOW: "🔵"}

@@ -1,5 +1,5 @@
 """``python -m scanner`` runs the CLI, for environments without the console script."""
 
-from scanner.cli.commands import main
+from scanner.cli.commands import run
 
-main()
+run()

@@ -184,9 +184,8 @@ def test_a_reader_that_stops_early_is_not_an_error(args: tuple[str, ...], code: 
 
 
 def test_a_scan_leaves_the_processes_garbage_collector_as_it_found_it() -> None:
-    """A scan freezes what was loaded before it and turns the collector off while it runs; a
-    process that scans again (this test runner) must get its own settings back, and nothing
-    frozen."""
+    """A scan of files turns the collector off while it runs; a process that scans again (this
+    test runner) must get its own settings back, and nothing frozen."""
     import gc
 
     before = (gc.isenabled(), gc.get_threshold(), gc.get_freeze_count())
@@ -214,8 +213,8 @@ def _leaked(item: object) -> bool:
     "source", ["demo/plan.json", "demo/template.json", "demo/whatif.json", "rules/AZAI-104/plan-azurerm.json"]
 )
 def test_a_scan_leaves_no_cyclic_garbage_per_resource(source: str, fmt: str) -> None:
-    """A scan runs with the collector off, which is safe only while what it makes per resource
-    is freed by reference counting (a recursive closure once kept a plan's whole configuration
+    """A scan of files runs with the collector off, which is safe only while what it makes per
+    resource is freed by reference counting (a recursive closure once kept a plan's whole configuration
     alive; an undecided rule's exception held its own frame: the AZAI-104 plan has 17 such
     pairs). A second scan, after imports and caches are warm, may leave a few fixed cycles (a
     template deployment's frame and its scope, importlib's entry-point index, the indenting

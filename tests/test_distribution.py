@@ -57,7 +57,7 @@ def _requirement_name(requirement: str) -> str:
 
 def test_the_distribution_name_is_the_one_the_live_error_names() -> None:
     assert PROJECT["name"] == DISTRIBUTION == "azai-audit"
-    assert PROJECT["scripts"] == {"azai": "scanner.cli.commands:main"}
+    assert PROJECT["scripts"] == {"azai": "scanner.cli.commands:run"}
 
 
 def test_licence_metadata_uses_pep_639_with_the_mit_text() -> None:

@@ -457,3 +457,21 @@ def test_owned_storage_judges_the_capabilities_an_account_reports(serve, tmp_pat
     assert {f.resource.name for f in result.findings} == {"ws-hbi-plain", "oai-microsoft-keys"}
     assert "speech-microsoft-storage" in {r.name for _, r in result.passed}
     assert emulator.writes() == []
+
+
+def test_a_live_scan_keeps_the_collector_and_gives_the_process_its_settings_back(serve, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A plan scan runs with the collector off (it makes no cycles); the SDK clients of a live
+    scan leave some, so a live scan collects, rarely, as it did before. Either way the process
+    (this test runner) gets its own collector settings back, and nothing stays frozen."""
+    import gc
+
+    emulator = serve(generate_estate(2, 20))
+    calls: list[object] = []
+    real_threshold, real_disable = gc.set_threshold, gc.disable
+    monkeypatch.setattr(gc, "set_threshold", lambda *limits: (calls.append(limits), real_threshold(*limits))[1])
+    monkeypatch.setattr(gc, "disable", lambda: (calls.append("disable"), real_disable())[1])
+    before = (gc.isenabled(), gc.get_threshold(), gc.get_freeze_count())
+    done = run_cli("scan", "--all-subscriptions", "--arm-endpoint", emulator.endpoint, "--fail-on", "none")
+    assert done.returncode == 0, done.stderr
+    assert calls == [(20_000, 20, 20), before[1]]  # rarer during the scan, then back; never off
+    assert (gc.isenabled(), gc.get_threshold(), gc.get_freeze_count()) == before

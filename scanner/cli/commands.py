@@ -75,6 +75,19 @@ def _reader_gone() -> None:
     os.close(devnull)
 
 
+def run() -> None:
+    """The console script and ``python -m scanner``: the CLI in a process of its own, which ends
+    when the command does. The heap is frozen at exit, so the interpreter's last collection
+    skips it: it would walk a 10,000-resource scan's whole heap (a quarter of a second) only to
+    free it as the process ends. Not done by ``main``, which tests and embedding tools call in a
+    process that goes on."""
+    import atexit
+    import gc
+
+    atexit.register(gc.freeze)
+    main()
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="azai")
 def main() -> None:
@@ -179,31 +192,31 @@ def _environment(variables: dict[str, str]) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _without_collecting_garbage() -> Iterator[None]:
-    """A scan builds millions of small dicts, lists and strings that nearly all live to its end,
-    and makes no reference cycles (a test holds it to that), so the cycle collector would only
-    walk a growing heap to free nothing: a fifth of a 10,000-resource plan's SARIF run.
-    While the scan runs, the objects loaded before it are frozen out of collection and the
-    collector is off; both are undone after it, so a process that scans again (a test runner,
-    an embedding tool) keeps its own collector settings and frees what it freed before.
-
-    At exit the heap is frozen again: the interpreter's last collection would otherwise walk
-    the whole heap (a quarter of a second at 10,000 resources) only to free it as the process
-    ends."""
-    import atexit
+def _collecting_garbage(live: bool) -> Iterator[None]:
+    """A scan builds millions of small dicts, lists and strings that nearly all live to its end.
+    Reading files makes no reference cycles (a test holds it to that), so while such a scan runs
+    the collector is off: it would only walk a growing heap to free nothing, a fifth of a
+    10,000-resource plan's SARIF run. The SDK clients of a live scan do leave cycles (azure-core's
+    settings and serializers, about 20 KB per subscription), so a live scan keeps the collector,
+    with the objects loaded before it frozen out and collections 30x rarer, as before. Either
+    way the settings are put back afterwards, so a process that scans again (a test runner, an
+    embedding tool) keeps its own."""
     import gc
 
-    enabled = gc.isenabled()
-    gc.freeze()
-    gc.disable()
-    atexit.unregister(gc.freeze)  # registered once, however many scans a process runs
-    atexit.register(gc.freeze)
+    enabled, thresholds = gc.isenabled(), gc.get_threshold()
+    if live:
+        gc.freeze()
+        gc.set_threshold(20_000, 20, 20)
+    else:
+        gc.disable()
     try:
         yield
     finally:
-        if enabled:
+        if live:
+            gc.set_threshold(*thresholds)
+            gc.unfreeze()
+        elif enabled:
             gc.enable()
-        gc.unfreeze()
 
 
 @main.command()
@@ -247,7 +260,7 @@ def scan(
             "give a PATH to scan, or a live scope (--subscription, --management-group, --all-subscriptions)"
         )
     targets = pair_outputs(formats, outputs)
-    with _without_collecting_garbage():
+    with _collecting_garbage(request.live.requested):
         result = run_scan(request)
         if not result.inputs:  # only --skip-unknown lets a scan of nothing get here
             _stderr_line("warning", "nothing to scan (--skip-unknown): no Terraform plan, ARM template or what-if JSON")

@@ -231,31 +231,12 @@ class PlanReader:
     # -- configuration references ---------------------------------------------------------
 
     def _index_configuration(self) -> dict[tuple[str, str], Block]:
-        """Configuration blocks by (module path without instance keys, ``type.name``).
-
-        Module calls are walked with a list, not a nested function that calls itself: such a
-        function holds itself in a closure cell, a cycle that kept the index, and through it
-        the configuration, alive until a full collection."""
-        doc = self.doc
+        """Configuration blocks by (module path without instance keys, ``type.name``)."""
         index: dict[tuple[str, str], Block] = {}
-        config = member(doc, self.plan, "configuration", dict, "")
-        root = member(doc, config, "root_module", dict, "/configuration") if config else None
-        modules: list[tuple[dict[str, Any], str, Where]] = []
+        config = member(self.doc, self.plan, "configuration", dict, "")
+        root = member(self.doc, config, "root_module", dict, "/configuration") if config else None
         if root is not None:
-            modules.append((root, "", "/configuration/root_module"))
-        while modules:
-            module, path, where = modules.pop()
-            for i, resource in enumerate(member(doc, module, "resources", list, where) or []):
-                at = deeper(where, "resources", i)
-                address = expect(doc, expect(doc, resource, dict, at).get("address"), str, deeper(at, "address"))
-                index[(path, address)] = Block(resource, at)
-            calls = member(doc, module, "module_calls", dict, where) or {}
-            for name, call in calls.items():
-                at = deeper(where, "module_calls", name)
-                index[(path, f"module.{name}")] = Block(expect(doc, call, dict, at), at)
-                child = member(doc, call, "module", dict, at)
-                if child is not None:
-                    modules.append((child, f"{path}.module.{name}".lstrip("."), deeper(at, "module")))
+            _index_module(self.doc, root, "", "/configuration/root_module", index)
         return index
 
     def _config_block(self, instance: Instance) -> Block | None:
@@ -959,6 +940,27 @@ def _deep_merge(target: dict[str, Any], patch: dict[str, Any]) -> None:
             _deep_merge(target[existing], value)
         else:
             target[existing] = value
+
+
+def _index_module(
+    doc: Document, module: dict[str, Any], path: str, where: Where, index: dict[tuple[str, str], Block]
+) -> None:
+    """A configuration module's blocks into ``index``, then its calls' modules, depth first.
+
+    A function of the module, not a nested function of the reader that calls itself: such a
+    function holds itself in a closure cell, a cycle that kept the index, and through it the
+    plan's configuration, alive until a full collection."""
+    for i, resource in enumerate(member(doc, module, "resources", list, where) or []):
+        at = deeper(where, "resources", i)
+        address = expect(doc, expect(doc, resource, dict, at).get("address"), str, deeper(at, "address"))
+        index[(path, address)] = Block(resource, at)
+    calls = member(doc, module, "module_calls", dict, where) or {}
+    for name, call in calls.items():
+        at = deeper(where, "module_calls", name)
+        index[(path, f"module.{name}")] = Block(expect(doc, call, dict, at), at)
+        child = member(doc, call, "module", dict, at)
+        if child is not None:
+            _index_module(doc, child, f"{path}.module.{name}".lstrip("."), deeper(at, "module"), index)
 
 
 def read_plan(doc: Document) -> tuple[list[Resource], list[str]]:
