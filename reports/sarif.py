@@ -219,10 +219,10 @@ def _used_rules(
     return [c for c in checks if c.id in used]
 
 
-def _run(kind: str, result: ScanResult, cut: list[str], uris: ArtifactUris) -> tuple[om.Run, list[dict[str, Any]]]:
-    """One run, its results left empty, and the results as plain JSON values: each result is
-    built as sarif-om objects and walked at once, so the objects of only one are held at a
-    time (all of them at once were a quarter of the peak memory at 16,000 results)."""
+def _run(kind: str, result: ScanResult, cut: list[str], uris: ArtifactUris) -> dict[str, Any]:
+    """One run as plain JSON values. Each result is built as sarif-om objects and walked at once,
+    so the objects of only one are held at a time (all of them at once were a quarter of the
+    peak memory at 16,000 results); the run gets the walked list."""
     findings = [f for f in result.findings if f.resource.origin.kind == kind]
     absent = [e for e in result.absent if e.source == kind]
     undecided = [u for u in result.undetermined if u.resource.origin.kind == kind]
@@ -250,22 +250,26 @@ def _run(kind: str, result: ScanResult, cut: list[str], uris: ArtifactUris) -> t
     ]
     if over > 0:
         notifications.append(_notification(text, "warning"))
-    return om.Run(
-        tool=om.Tool(
-            driver=om.ToolComponent(
-                name="azai",
-                full_name=f"azai {__version__}",
-                version=__version__,
-                semantic_version=__version__,
-                information_uri=INFORMATION_URI,
-                rules=[_rule(c) for c in checks],
-            )
-        ),
-        automation_details=om.RunAutomationDetails(id=category(kind)),
-        column_kind="unicodeCodePoints",
-        invocations=[om.Invocation(execution_successful=True, tool_execution_notifications=notifications)],
-        results=[],
-    ), results
+    run: dict[str, Any] = _plain(
+        om.Run(
+            tool=om.Tool(
+                driver=om.ToolComponent(
+                    name="azai",
+                    full_name=f"azai {__version__}",
+                    version=__version__,
+                    semantic_version=__version__,
+                    information_uri=INFORMATION_URI,
+                    rules=[_rule(c) for c in checks],
+                )
+            ),
+            automation_details=om.RunAutomationDetails(id=category(kind)),
+            column_kind="unicodeCodePoints",
+            invocations=[om.Invocation(execution_successful=True, tool_execution_notifications=notifications)],
+            results=[],
+        )
+    )
+    run["results"] = results  # in the place sarif-om gave the empty list
+    return run
 
 
 def _kinds(result: ScanResult) -> list[str]:
@@ -353,10 +357,8 @@ def render(result: ScanResult, repository_root: Path) -> tuple[bytes, list[str]]
         cut.append(f"SARIF: {len(kinds)} runs exceed GitHub's limit of {MAX_RUNS}; later runs were dropped")
         kinds = kinds[:MAX_RUNS]
     # What is written, and cut if need be, is the plain tree.
-    runs = [_run(kind, result, cut, uris) for kind in kinds]
-    document = _plain(om.SarifLog(version="2.1.0", schema_uri=SCHEMA_URI, runs=[run for run, _ in runs]))
-    for plain_run, (_, results) in zip(document["runs"], runs, strict=True):
-        plain_run["results"] = results
+    document = _plain(om.SarifLog(version="2.1.0", schema_uri=SCHEMA_URI, runs=[]))
+    document["runs"] = [_run(kind, result, cut, uris) for kind in kinds]
     data = _serialize(document)
     while _too_large(data) and any(run["results"] for run in document["runs"]):
         for run in document["runs"]:

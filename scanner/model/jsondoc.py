@@ -102,8 +102,7 @@ class Document:
     def _walk(self, tokens: list[str]) -> int | None:
         """Where the value at the pointer ``tokens`` starts; None when a member on the way is
         missing."""
-        start = _WHITESPACE.match(self.text, 0)
-        offset = start.end() if start else 0
+        offset = _past_blanks(self.text, 0)
         for token in tokens:
             members = self._container(offset)
             found = members.find(self.text, token) if members is not None else None
@@ -150,7 +149,7 @@ class _Members:
         self.offsets: dict[str, int] = {}
         self._is_object = text[offset] == "{"
         self._closer = "}" if self._is_object else "]"
-        self._pos = _WHITESPACE.match(text, offset + 1).end()  # type: ignore[union-attr]
+        self._pos = _past_blanks(text, offset + 1)
         self._pending = False  # the value at _pos was found but not yet skipped
         self._index = 0
 
