@@ -37,6 +37,9 @@ class Estate:
         self.by_id = {r["id"].lower(): r for r in self.resources}
         self.children: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
         self.top_level: list[dict[str, Any]] = []
+        # Top-level resources by lower-case subscription id, in id order: Resource Graph and the
+        # generic list answer from one subscription's share, not a pass over the whole estate.
+        self.by_subscription: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for resource in sorted(self.resources, key=lambda r: r["id"].lower()):
             parsed = parse_resource_id(resource["id"])
             target, marker, extension = resource["id"].lower().rpartition("/providers/")
@@ -47,6 +50,7 @@ class Estate:
                 self.children[(parent_id.lower(), child_type.lower())].append(resource)
             else:
                 self.top_level.append(resource)
+                self.by_subscription[resource["id"].split("/")[2].lower()].append(resource)
 
     @classmethod
     def load(cls, path: Path) -> Estate:

@@ -337,9 +337,8 @@ def _handler(emulator: Emulator, tls: bool) -> type[BaseHTTPRequestHandler]:
                 wanted = re.search(r"resourcetype eq '([^']+)'", query.get("$filter", [""])[0], re.IGNORECASE)
                 items = [
                     r
-                    for r in estate.top_level
-                    if r["id"].split("/")[2].lower() == match.group(1)
-                    and (not wanted or r["type"].lower() == wanted.group(1).lower())
+                    for r in estate.by_subscription.get(match.group(1), [])
+                    if not wanted or r["type"].lower() == wanted.group(1).lower()
                 ]
                 return self._page(items, query, path)
             match = re.fullmatch(
@@ -453,11 +452,12 @@ def _handler(emulator: Emulator, tls: bool) -> type[BaseHTTPRequestHandler]:
                 wanted = (
                     {t.strip().strip("'\"").lower() for t in types_match.group(1).split(",")} if types_match else None
                 )
+                # in the estate's id order ("/subscriptions/<id>/..."), whatever order the batch names
                 rows = [
                     r
-                    for r in estate.top_level
-                    if r["id"].split("/")[2].lower() in subscriptions
-                    and (wanted is None or r["type"].lower() in wanted)
+                    for s in sorted(set(subscriptions), key=lambda s: s + "/")
+                    for r in estate.by_subscription.get(s, [])
+                    if wanted is None or r["type"].lower() in wanted
                 ]
                 rows = [
                     {**r, "subscriptionId": r["id"].split("/")[2], "resourceGroup": r["id"].split("/")[4]} for r in rows
