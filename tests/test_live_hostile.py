@@ -328,6 +328,11 @@ def test_an_answer_larger_than_the_limit_is_a_gap(serve) -> None:  # type: ignor
             "a resource in the answer has a name that is a JSON int",
         ),
         (b"not json", 200, "JSON is invalid: Expecting value: line 1 column 1 (char 0)"),
+        (
+            b'{"value": ["\xc3("]}',  # declared UTF-8, and not
+            200,
+            "JSON is invalid: 'utf-8' codec can't decode byte 0xc3 in position 12: invalid continuation byte",
+        ),
     ],
 )
 def test_an_arm_list_in_a_shape_the_api_does_not_promise_is_a_gap(

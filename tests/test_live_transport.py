@@ -122,15 +122,15 @@ def test_clients_are_built_once_per_service_and_subscription(serve) -> None:  # 
         factory.close()
     subscriptions = {s.lower() for s in estate.subscription_ids()}
     assert set(inventory.subscriptions) == subscriptions and not inventory.coverage
-    # every client built once, though many threads asked for them at the same time
-    assert factory.built == len(factory.clients)
+    # every client built once, though many threads asked for them at the same time: the one
+    # client of the raw reads (lists, Resource Graph, single GETs), and the typed ones
+    assert factory.built == 1 + len(factory.clients)
     services = {service for service, _ in factory.clients}
-    assert {"subscriptions", "resources"} <= services
-    assert {sub for service, sub in factory.clients if service == "resources"} <= subscriptions
-    # the tenant-wide client (subscriptions, which also sends the Resource Graph queries), then
-    # at most one per subscription of each other service: several times fewer than the
-    # requests, each of which used to build its own
-    assert factory.built <= 1 + len(subscriptions) * (len(services) - 1) < inventory.requests / 5
+    assert "subscriptions" in services and "resources" not in services  # no typed client for raw reads
+    assert {sub for service, sub in factory.clients if service != "subscriptions"} <= subscriptions
+    # the raw client and the tenant-wide one, then at most one per subscription of each other
+    # service: several times fewer than the requests, each of which used to build its own
+    assert factory.built <= 2 + len(subscriptions) * (len(services) - 1) < inventory.requests / 5
 
 
 def test_an_endpoint_the_trusted_bundle_does_not_vouch_for_is_refused(serve, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -334,7 +334,7 @@ class Collector:
     ) -> Iterator[list[dict[str, Any]]]:
         """Resource Graph result pages, following ``skip_token`` (held to a `PageTrail`), each
         row with string ``columns``; a failure ends them with a gap."""
-        client = self.factory.subscriptions()
+        client = self.factory.raw()
         trail = PageTrail(self.boundary.limits)
         token: str | None = None
         while True:
@@ -359,14 +359,15 @@ class Collector:
         client: Any, body: dict[str, Any], columns: tuple[str, ...], trail: PageTrail
     ) -> tuple[list[dict[str, Any]], str | None]:
         """One page of a Resource Graph query (REST API 2021-03-01, ``POST
-        /providers/Microsoft.ResourceGraph/resources``), sent raw through a tenant-scope client's
-        pipeline and read as JSON. azure-mgmt-resourcegraph's typed call deserialized every row of
+        /providers/Microsoft.ResourceGraph/resources``), sent through the raw pipeline
+        (`ClientFactory.raw`) and read as JSON. azure-mgmt-resourcegraph's typed call deserialized every row of
         ``data`` field by field into the same dicts: 3 % of a live scan's CPU, for nothing."""
         from azure.core.exceptions import HttpResponseError
         from azure.core.rest import HttpRequest
 
         accept = {"Accept": "application/json"}
-        request = HttpRequest("POST", GRAPH_QUERY_PATH, params={"api-version": GRAPH_API}, json=body, headers=accept)
+        url = client.format_url(GRAPH_QUERY_PATH)
+        request = HttpRequest("POST", url, params={"api-version": GRAPH_API}, json=body, headers=accept)
         # A query reads: retried like a GET (azure-core retries no POST on 429 or a dropped
         # connection), within the same retry budget, waiting as x-ms-user-quota-resets-after says.
         response = client.send_request(request, retry_on_methods=RETRIED_METHODS)
@@ -430,7 +431,7 @@ class Collector:
         logged = [body for body in (parent, *found) if self.wants(LiveRead.DIAGNOSTIC_SETTINGS, body)]
         for body in logged:
             url = f"{body['id']}/providers/Microsoft.Insights/diagnosticSettings"
-            settings = self._list_raw(parent["subscriptionId"], url, DIAGNOSTICS_API)
+            settings = self._list_raw(url, DIAGNOSTICS_API)
             if settings is None:
                 body[LiveRead.DIAGNOSTIC_SETTINGS.value] = Unknown("its diagnostic settings could not be read")
             found += settings or []
@@ -438,7 +439,6 @@ class Collector:
 
     def _children(self, parent: dict[str, Any]) -> list[dict[str, Any]]:
         kind = parent["type"].lower()
-        subscription = parent["subscriptionId"]
         if kind == T.MANAGED_CLUSTER.lower() and T.AGENT_POOL.lower() in self.collected:
             return self._agent_pools(parent)
         if kind == T.WORKSPACE.lower():
@@ -446,7 +446,7 @@ class Collector:
         if kind == T.COGNITIVE_ACCOUNT.lower():
             return self._account_children(parent)
         if kind == T.CONTAINER_APP.lower() and T.CONTAINER_APP_AUTH.lower() in self.collected:
-            return self._list_raw(subscription, f"{parent['id']}/authConfigs", APPS_API) or []
+            return self._list_raw(f"{parent['id']}/authConfigs", APPS_API) or []
         return []
 
     def _recent_jobs(self, workspace: dict[str, Any]) -> dict[str, Any] | Unknown:
@@ -454,7 +454,7 @@ class Collector:
         the serverless rules read (`shapes.job_summary`): the jobs API has no date filter, so
         every page is read and the rest dropped. An Unknown when they could not be read."""
         now = dt.datetime.now(dt.UTC)
-        jobs = self._list_raw(workspace["subscriptionId"], f"{workspace['id']}/jobs", ML_API)
+        jobs = self._list_raw(f"{workspace['id']}/jobs", ML_API)
         if jobs is None:
             return Unknown("the workspace's jobs could not be read")
         start = (now - dt.timedelta(days=LOOKBACK_DAYS)).isoformat()
@@ -464,7 +464,6 @@ class Collector:
     def _account_children(self, account: dict[str, Any]) -> list[dict[str, Any]]:
         """An AI services account's model deployments, content filters, Foundry projects and
         connections, and each project's connections: Resource Graph holds none of them."""
-        subscription = account["subscriptionId"]
         held = held_children(account.get("kind"))
         out: list[dict[str, Any]] = []
         deployments: list[dict[str, Any]] | None = None
@@ -473,11 +472,11 @@ class Collector:
                 continue
             if child == "raiPolicies" and deployments is not None and not names_custom_filter(deployments):
                 continue  # a content filter no deployment uses filters nothing: not worth a request
-            found = self._list_raw(subscription, f"{account['id']}/{child}", COGNITIVE_API) or []
+            found = self._list_raw(f"{account['id']}/{child}", COGNITIVE_API) or []
             out += found
             if child == "projects" and T.PROJECT_CONNECTION.lower() in self.collected:
                 for project in found:
-                    out += self._list_raw(subscription, f"{project['id']}/connections", COGNITIVE_API) or []
+                    out += self._list_raw(f"{project['id']}/connections", COGNITIVE_API) or []
             if child == "deployments":
                 deployments = found
                 self._account_models(account, found)
@@ -491,7 +490,7 @@ class Collector:
         wanting = [body for body in deployments if self.wants(LiveRead.ACCOUNT_MODELS, body)]
         if not wanting:
             return
-        models = self._list_raw(account["subscriptionId"], f"{account['id']}/models", COGNITIVE_API, shapes.model_entry)
+        models = self._list_raw(f"{account['id']}/models", COGNITIVE_API, shapes.model_entry)
         for body in wanting:
             if models is None:
                 body[LiveRead.ACCOUNT_MODELS.value] = Unknown("the account's models list could not be read")
@@ -508,18 +507,17 @@ class Collector:
         return [self._arm_body(p, f"{cluster['id']}/agentPools") for p in pools or []]
 
     def _workspace_children(self, workspace: dict[str, Any]) -> list[dict[str, Any]]:
-        subscription = workspace["subscriptionId"]
         deployments = T.ONLINE_DEPLOYMENT.lower() in self.collected
         out: list[dict[str, Any]] = []
         for child, child_type in WORKSPACE_CHILDREN:
             if child_type.lower() not in self.collected:
                 continue
             item, params = LISTED_AS.get(child, (shapes.arm_object, None))
-            found = self._list_raw(subscription, f"{workspace['id']}/{child}", ML_API, item, params) or []
+            found = self._list_raw(f"{workspace['id']}/{child}", ML_API, item, params) or []
             out += found
             if child == "onlineEndpoints" and deployments:  # deployments made in Studio or the CLI are AI resources too
                 for endpoint in found:
-                    out += self._list_raw(subscription, f"{endpoint['id']}/deployments", ML_API) or []
+                    out += self._list_raw(f"{endpoint['id']}/deployments", ML_API) or []
         return out + self._environments(out)
 
     def _environments(self, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -548,10 +546,10 @@ class Collector:
         default: one ARM resource); None (and a coverage gap) on failure."""
         from azure.core.rest import HttpRequest
 
-        client = self.factory.resources(url.split("/")[2] if url.startswith("/subscriptions/") else "")
+        client = self.factory.raw()
 
         def fetch() -> Any:
-            response = client.send_request(HttpRequest("GET", url, params=params))
+            response = client.send_request(HttpRequest("GET", client.format_url(url), params=params))
             response.raise_for_status()
             return read(shapes.json_body(response))
 
@@ -579,7 +577,6 @@ class Collector:
 
     def _list_raw(
         self,
-        subscription: str,
         url: str,
         api_version: str,
         item: Callable[[Any], dict[str, Any]] = shapes.arm_object,
@@ -589,8 +586,8 @@ class Collector:
         `PageTrail`; the origin policy refuses one off the endpoint); None (and a coverage gap)
         when it could not be read. ``item`` checks each entry (by default: an ARM resource);
         ``params`` are query parameters for the first page besides the api-version."""
-        client = self.factory.resources(subscription)
-        fetch = functools.partial(arm_collection, client, url, api_version, self.boundary.limits, item, params)
+        raw = self.factory.raw()
+        fetch = functools.partial(arm_collection, raw, url, api_version, self.boundary.limits, item, params)
         listed: list[dict[str, Any]] | None = self._guard(url, fetch)
         return listed
 
@@ -634,7 +631,7 @@ def arm_collection(
 
     items: list[Any] = []
     trail = PageTrail(limits)
-    request = HttpRequest("GET", url, params={"api-version": api_version, **(params or {})})
+    request = HttpRequest("GET", client.format_url(url), params={"api-version": api_version, **(params or {})})
     while True:
         response = client.send_request(request)
         response.raise_for_status()
