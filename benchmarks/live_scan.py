@@ -128,10 +128,14 @@ def _metric_requests(estate: Estate, needs: LiveNeeds) -> int:
     return len(workspaces) + machines
 
 
+RESOURCES_API = "2021-04-01"  # Resources - List
+
+
 def naive(emulator: Emulator, workers: int) -> tuple[float, int]:
     """One subscription and one resource type at a time, as tools without Resource Graph do."""
     from scanner.sources.live.clients import ClientFactory, RateLimits
-    from scanner.sources.live.collect import Collector, Progress
+    from scanner.sources.live.collect import Collector, Progress, arm_collection
+    from scanner.sources.live.shapes import arm_object
 
     factory = ClientFactory(arm_endpoint=emulator.endpoint, limits=RateLimits())
     collector = Collector(factory, Progress(False), every_live_read(load_checks()))
@@ -139,10 +143,10 @@ def naive(emulator: Emulator, workers: int) -> tuple[float, int]:
     started = time.perf_counter()
 
     def one(subscription: str) -> None:
-        client = factory.resources(subscription)
+        url = f"/subscriptions/{subscription}/resources"
         for resource_type in GRAPH_TYPES:
-            for item in client.resources.list(filter=f"resourceType eq '{resource_type}'"):
-                body = item.as_dict()
+            wanted = {"$filter": f"resourceType eq '{resource_type}'"}
+            for body in arm_collection(factory.raw(), url, RESOURCES_API, factory.boundary.limits, arm_object, wanted):
                 body.update(subscriptionId=subscription, resourceGroup=body["id"].split("/")[4])
                 collector.details(body)
 

@@ -321,17 +321,19 @@ def test_the_transport_refuses_writes_and_registration_is_not_in_the_pipeline(se
 
     emulator = serve(Estate.load(demo_estate_path()))
     factory = ClientFactory(arm_endpoint=emulator.endpoint)
-    client = factory.resources(emulator.estate.subscription_ids()[0])
     from azure.core.pipeline.policies import RetryPolicy
 
-    policies = factory._policies()
-    names = [type(p).__name__ for p in policies]
-    assert "ARMAutoResourceProviderRegistrationPolicy" not in names
-    assert [type(p).__name__ for p in policies if isinstance(p, RetryPolicy)] == ["BoundedRetryPolicy"]
+    for decode in (True, False):  # the typed clients' pipeline, and the raw reads'
+        policies = factory._policies(decode)
+        names = [type(p).__name__ for p in policies]
+        assert "ARMAutoResourceProviderRegistrationPolicy" not in names
+        assert [type(p).__name__ for p in policies if isinstance(p, RetryPolicy)] == ["BoundedRetryPolicy"]
+    register = "/subscriptions/x/providers/Microsoft.Compute/register"
+    raw, typed = factory.raw(), factory.compute(emulator.estate.subscription_ids()[0])
     with pytest.raises(ReadOnlyViolation):
-        client.send_request(
-            HttpRequest("PUT", "/subscriptions/x/providers/Microsoft.Compute/register", params={"api-version": "1"})
-        )
+        raw.send_request(HttpRequest("PUT", raw.format_url(register), params={"api-version": "1"}))
+    with pytest.raises(ReadOnlyViolation):
+        typed.send_request(HttpRequest("PUT", register, params={"api-version": "1"}))
     assert emulator.writes() == []
 
 

@@ -38,7 +38,6 @@ GRAPH_API = "2021-03-01"
 # and whether it is built for a subscription.
 SERVICES = {
     "subscriptions": ("azure.mgmt.resource.subscriptions", "SubscriptionClient", False),
-    "resources": ("azure.mgmt.resource.resources", "ResourceManagementClient", True),
     "compute": ("azure.mgmt.compute", "ComputeManagementClient", True),
     "containers": ("azure.mgmt.containerservice", "ContainerServiceClient", True),
 }
@@ -320,9 +319,6 @@ class ClientFactory:
 
     def subscriptions(self) -> Any:
         return self._client("subscriptions")
-
-    def resources(self, subscription: str) -> Any:
-        return self._client("resources", subscription)
 
     def compute(self, subscription: str) -> Any:
         return self._client("compute", subscription)
