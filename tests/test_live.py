@@ -317,7 +317,8 @@ def test_demo_command_runs(tmp_path: Path) -> None:
 def test_the_transport_refuses_writes_and_registration_is_not_in_the_pipeline(serve) -> None:  # type: ignore[no-untyped-def]
     from azure.core.rest import HttpRequest
 
-    from scanner.sources.live.clients import ClientFactory, ReadOnlyViolation
+    from scanner.sources.live.clients import ClientFactory
+    from scanner.sources.live.transport import ReadOnlyViolation
 
     emulator = serve(Estate.load(demo_estate_path()))
     factory = ClientFactory(arm_endpoint=emulator.endpoint)

@@ -5,13 +5,17 @@ CONNECT proxy on loopback that counts the tunnels it opens; no mocks of the SDK.
 
 from __future__ import annotations
 
+import base64
+import os
 import select
 import socket
 import socketserver
+import ssl
 import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
@@ -22,6 +26,7 @@ from scanner.engine.registry import every_live_read, load_checks
 from scanner.sources.live.clients import ClientFactory
 from scanner.sources.live.collect import LiveScope, Progress, collect_live
 from scanner.sources.live.redaction import TOKEN_REFRESH_MARGIN, RecordingCredential, Redactor
+from tests.conftest import run_cli
 from tests.test_live import live_scan
 
 SCOPE = "https://management.azure.com/.default"
@@ -37,6 +42,7 @@ class TunnelProxy(socketserver.ThreadingTCPServer):
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), _Tunnel)
         self.targets: list[str] = []
+        self.heads: list[list[str]] = []  # each CONNECT's header lines
         self.lock = threading.Lock()
 
     @property
@@ -49,8 +55,11 @@ class _Tunnel(socketserver.StreamRequestHandler):
 
     def handle(self) -> None:
         method, target, _ = self.rfile.readline().decode("latin-1").split(" ", 2)
-        while self.rfile.readline() not in (b"\r\n", b"\n", b""):  # the rest of the request head
-            pass
+        head = []
+        while (line := self.rfile.readline()) not in (b"\r\n", b"\n", b""):  # the rest of the request head
+            head.append(line.decode("latin-1").strip())
+        with self.server.lock:
+            self.server.heads.append(head)
         if method != "CONNECT":
             self.wfile.write(b"HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n")
             return
@@ -99,6 +108,93 @@ def test_https_proxy_carries_every_connection_of_a_scan(serve, proxy, monkeypatc
     # connections are pooled through their tunnels: far fewer tunnels than requests
     assert len(proxy.targets) < len(emulator.log) / 2
     assert result.complete and result.findings and emulator.writes() == []
+
+
+def test_proxy_credentials_go_to_the_proxy_only_as_basic_authorization(serve, proxy, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    emulator = serve(generate_estate(2, 10))
+    port = urlsplit(proxy.url).port
+    monkeypatch.setenv("HTTPS_PROXY", f"http://ops%40corp:p%3Ass@127.0.0.1:{port}")
+    result = live_scan(emulator)
+    assert result.complete and result.findings and emulator.writes() == []
+    expected = "Proxy-Authorization: Basic " + base64.b64encode(b"ops@corp:p:ss").decode()
+    assert proxy.heads and all(expected in head for head in proxy.heads)
+
+
+def test_an_https_proxy_is_refused_in_one_line(serve, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """TLS to the proxy and again inside its tunnel is not something azai's transport does: the
+    scan stops before any request, with one line and exit 2, instead of going around the proxy."""
+    emulator = serve(generate_estate(1, 5))
+    for variable in (*PROXY_VARIABLES, "NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("HTTPS_PROXY", "https://proxy.corp.example:8443")
+    before = len(emulator.log)
+    done = run_cli("scan", "--all-subscriptions", "--arm-endpoint", emulator.endpoint, env=dict(os.environ))
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "azai: error: the proxy https://proxy.corp.example is not an http:// proxy: "
+        "azai tunnels through http:// proxies (CONNECT)"
+    ]
+    assert emulator.log[before:] == []
+
+
+class _ClosingServer(socketserver.ThreadingTCPServer):
+    """Answers one request per connection, saying it keeps the connection, then closes it: as a
+    server or load balancer ends an idle kept-alive connection between two requests."""
+
+    daemon_threads = True
+
+    def __init__(self, certificate: Path, key: Path) -> None:
+        super().__init__(("127.0.0.1", 0), _AnswerThenClose)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(certificate, key)
+        self.socket = context.wrap_socket(self.socket, server_side=True)
+        self.connections = 0
+        self.requests: list[str] = []
+
+
+class _AnswerThenClose(socketserver.StreamRequestHandler):
+    server: _ClosingServer
+
+    def handle(self) -> None:
+        self.server.connections += 1
+        line = self.rfile.readline().decode("latin-1")
+        while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+            pass
+        self.server.requests.append(line.split(" ")[1])
+        body = b'{"value": []}'
+        self.wfile.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+        )
+        self.wfile.flush()
+
+
+def test_a_kept_alive_connection_the_server_closed_is_not_reused(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The transport keeps connections for the next request, and checks one before reusing it:
+    one the server closed meanwhile is replaced, without a failed request or a retry."""
+    from azure.core.credentials import AccessToken
+
+    from scanner.emulator.cert import make_certificate
+    from scanner.sources.live.collect import arm_collection
+
+    certificate, key = make_certificate(tmp_path)
+    server = _ClosingServer(certificate, key)
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+    for variable in (*PROXY_VARIABLES, "NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(certificate))
+    try:
+        factory = ClientFactory(arm_endpoint=f"https://127.0.0.1:{server.server_address[1]}")
+        factory.credential.get_token_info = lambda *_, **__: AccessToken("t", int(time.time()) + 3600)  # type: ignore[method-assign]
+        lists = [f"/subscriptions/{n}/resourceGroups" for n in range(3)]
+        for path in lists:
+            url = factory.url(path, {"api-version": "2021-04-01"})
+            assert arm_collection(factory.raw(), url, factory.boundary.limits, lambda item: item) == []
+            time.sleep(0.05)  # the server has closed the connection by the next request
+        assert server.requests == [f"{path}?api-version=2021-04-01" for path in lists]
+        assert server.connections == 3 and factory.boundary.retries == 0
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_no_proxy_covering_the_endpoint_bypasses_the_proxy(serve, proxy, monkeypatch) -> None:  # type: ignore[no-untyped-def]

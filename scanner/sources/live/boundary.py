@@ -9,11 +9,11 @@ Every request of a scan passes here, in the pipeline that `ClientFactory` builds
 - `BoundedRetryPolicy` reads ``Retry-After`` in its three forms (seconds, HTTP date,
   ``retry-after-ms``), refuses to wait longer than `Limits.retry_after`, and draws every retry
   from a budget per scan, so a 500 storm or a throttle that never ends costs a bounded time.
-- `BoundedAdapter`, under the transport, reads each body itself: a body larger than
+- The transport (`scanner.sources.live.transport`) reads each body itself: a body larger than
   `Limits.response_bytes`, or still arriving after `Limits.response_seconds` (a connection
-  that trickles bytes), is abandoned; the issued tokens are scrubbed from every body.
-- The transport gives every request connect and read timeouts, both shortened to what is left
-  of the scan's time limit (``--timeout``), and refuses requests once it has passed.
+  that trickles bytes), is abandoned; the issued tokens are scrubbed from every body. It
+  gives every request connect and read timeouts, both shortened to what is left of the
+  scan's time limit (``--timeout``), and refuses requests once it has passed.
 
 A refusal raises `BoundaryError` (or `ScanTimeout`), which the collector records as a coverage
 gap: never a crash, never a silent pass.
@@ -263,93 +263,3 @@ def _endpoint_policy_class() -> type:
 def endpoint_only_policy(boundary: Boundary) -> Any:
     """The policy that keeps every request, and so the token, on the ARM endpoint's origin."""
     return _endpoint_policy_class()(boundary)
-
-
-def bounded_adapter(boundary: Boundary) -> Any:
-    """A requests adapter that reads each body itself, within the size and time limits, and
-    scrubs the issued tokens from it."""
-    import requests
-
-    pool_keys: dict[tuple[str, bool | str, str | tuple[str, str] | None], tuple[dict[str, Any], dict[str, Any]]] = {}
-
-    class BoundedAdapter(requests.adapters.HTTPAdapter):
-        """Also remembers the TLS settings it derived: requests checks the CA bundle's path on
-        the file system twice per request, though a scan sends every request to one origin with
-        one bundle (``stat`` calls were 3 % of a live scan's CPU)."""
-
-        def cert_verify(self, conn: Any, url: str, verify: bool | str, cert: str | tuple[str, str] | None) -> None:
-            settings = (url[:6].lower() == "https:", verify, cert)
-            if getattr(conn, "_azai_tls", None) != settings:
-                super().cert_verify(conn, url, verify, cert)
-                conn._azai_tls = settings
-
-        def build_connection_pool_key_attributes(
-            self, request: requests.PreparedRequest, verify: bool | str, cert: str | tuple[str, str] | None = None
-        ) -> tuple[dict[str, Any], dict[str, Any]]:
-            key = ("/".join(str(request.url).split("/", 3)[:3]), verify, cert)
-            known = pool_keys.get(key)
-            if known is None:
-                known = pool_keys[key] = super().build_connection_pool_key_attributes(request, verify, cert)
-            return dict(known[0]), dict(known[1])
-
-        def build_response(self, req: requests.PreparedRequest, resp: Any) -> requests.Response:
-            """As requests builds it (the method is there to be overridden), without filling a
-            cookie jar: a scan neither sends cookies nor keeps them (`LeanSession`), and
-            reading them parsed each URL again, 2 % of a live scan's CPU."""
-            response = requests.Response()
-            response.status_code = resp.status
-            response.headers = requests.structures.CaseInsensitiveDict(resp.headers)
-            response.encoding = requests.utils.get_encoding_from_headers(response.headers)
-            response.raw = resp
-            response.reason = resp.reason
-            response.url = str(req.url)
-            response.request = req
-            response.connection = self
-            return response
-
-        def send(self, request: Any, stream: bool = False, **kwargs: Any) -> Any:  # type: ignore[override]
-            response = super().send(request, stream=True, **kwargs)
-            if stream:
-                return response
-            try:
-                body = _read_body(response, boundary)
-            except BaseException:
-                response.close()  # unread: the connection is dropped, not reused
-                raise
-            response._content = boundary.redactor.scrub(body)
-            response._content_consumed = True
-            response.close()  # read: the connection goes back to the pool
-            return response
-
-    return BoundedAdapter(pool_connections=64, pool_maxsize=64)
-
-
-def _read_body(response: Any, boundary: Boundary) -> bytes:
-    """The body, read as it arrives (``read1``: one receive at a time, so the clock is checked
-    between receives and a trickle cannot hold a read open), with requests' error mapping."""
-    import requests
-    from urllib3.exceptions import DecodeError, ProtocolError, ReadTimeoutError, SSLError
-
-    limits = boundary.limits
-    left = boundary.remaining()
-    until = time.monotonic() + min(limits.response_seconds, math.inf if left is None else left)
-    chunks: list[bytes] = []
-    size = 0
-    try:
-        while chunk := response.raw.read1(64 * 1024, decode_content=True):
-            size += len(chunk)
-            if size > limits.response_bytes:
-                raise BoundaryError(f"the answer was larger than {limits.response_bytes:,} bytes")
-            if time.monotonic() > until:
-                boundary.remaining()  # a ScanTimeout when the scan's limit is what passed
-                raise BoundaryError(f"the answer was still arriving after {limits.response_seconds:g} s")
-            chunks.append(chunk)
-    except ProtocolError as exc:
-        raise requests.exceptions.ChunkedEncodingError(exc) from exc
-    except DecodeError as exc:
-        raise requests.exceptions.ContentDecodingError(exc) from exc
-    except ReadTimeoutError as exc:
-        raise requests.exceptions.ConnectionError(exc) from exc
-    except SSLError as exc:
-        raise requests.exceptions.SSLError(exc) from exc
-    return b"".join(chunks)

@@ -4,9 +4,10 @@ Every client gets the same pipeline, built here without the SDK's automatic reso
 registration (a POST, then unbounded polling, on a 409), with the live boundary
 (`scanner.sources.live.boundary`): the token only for the ARM endpoint's origin, bounded
 retries that honour ``Retry-After`` up to a limit, timeouts on every request and a time limit
-on the scan. Underneath sits a transport that refuses any request that could write (only GET,
-and POST to Resource Graph, pass) and spaces requests with token buckets per subscription and
-for Resource Graph, so a large scan stays inside ARM's quotas.
+on the scan. Underneath sits azai's transport (`scanner.sources.live.transport`), which
+refuses any request that could write (only GET, and POST to Resource Graph, pass) and spaces
+requests with the token buckets here, per subscription and for Resource Graph, so a large scan
+stays inside ARM's quotas.
 """
 
 from __future__ import annotations
@@ -15,24 +16,21 @@ import functools
 import importlib
 import logging
 import os
-import re
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
-from scanner.sources.live.boundary import Boundary, Limits, bounded_adapter, endpoint_only_policy, retry_policy
+from scanner.sources.live.boundary import Boundary, Limits, endpoint_only_policy, retry_policy
 from scanner.sources.live.redaction import RecordingCredential
 from scanner.sources.live.sdk import require_live_sdk
+from scanner.sources.live.transport import GRAPH_PATH, arm_transport
 
 CLOUDS = {
     "AzureCloud": ("https://management.azure.com", "login.microsoftonline.com"),
     "AzureUSGovernment": ("https://management.usgovcloudapi.net", "login.microsoftonline.us"),
     "AzureChinaCloud": ("https://management.chinacloudapi.cn", "login.chinacloudapi.cn"),
 }
-GRAPH_QUERY_PATH = "/providers/Microsoft.ResourceGraph/resources"
-GRAPH_PATH = GRAPH_QUERY_PATH.lower()  # for matching lower-cased paths
 GRAPH_API = "2021-03-01"
 # The azure-mgmt client of each service, imported on first use (start-up stays free of azure),
 # and whether it is built for a subscription.
@@ -41,10 +39,6 @@ SERVICES = {
     "compute": ("azure.mgmt.compute", "ComputeManagementClient", True),
     "containers": ("azure.mgmt.containerservice", "ContainerServiceClient", True),
 }
-
-
-class ReadOnlyViolation(RuntimeError):
-    """A scan tried to send a request that could change Azure. This is a bug, never allowed."""
 
 
 class TokenBucket:
@@ -80,8 +74,8 @@ class RateLimits:
     _buckets: dict[str, TokenBucket] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def bucket(self, url: str) -> TokenBucket:
-        path = urlsplit(url).path.lower()
+    def bucket(self, path: str) -> TokenBucket:
+        """The bucket of a request to the lower-case ``path``."""
         if path.endswith(GRAPH_PATH):
             key, rate, burst = "graph", self.graph_rate, self.graph_burst
         else:
@@ -94,94 +88,15 @@ class RateLimits:
             return self._buckets[key]
 
 
-def endpoint_proxies(endpoint: str) -> dict[str, str]:
-    """The proxies for the ARM endpoint, from the environment (``HTTPS_PROXY``, ``NO_PROXY``...)
-    as requests reads them. Read once per scan: every request goes to this one origin (the
-    boundary refuses any other), and requests would otherwise rescan the environment on each."""
+def endpoint_proxy(endpoint: str) -> str | None:
+    """The proxy for the ARM endpoint, from the environment (``HTTPS_PROXY``, ``ALL_PROXY``,
+    ``NO_PROXY``...) as requests reads and picks it. Read once per scan: every request goes to
+    this one origin (the boundary refuses any other)."""
     import requests
 
-    return dict(requests.utils.get_environ_proxies(endpoint, no_proxy=None))
-
-
-# An absolute http(s) URL of printable ASCII with no space: what azure-core builds and ARM links
-# are. requests would requote it; urllib3 still encodes any character a request line cannot hold.
-_PLAIN_URL = re.compile(r"https?://[!-~]+")
-
-
-@functools.cache
-def _session_class() -> type:
-    import requests
-
-    class LeanSession(requests.Session):
-        """A session that sends each request as azure-core built it. A scan uses no cookies,
-        ``.netrc``, hooks or redirects (azure-core follows those itself), so requests' merging
-        of session and environment settings and its cookie handling, a third of its CPU per
-        request, are skipped; the headers and body are prepared as requests does. A URL that
-        is already plain printable ASCII (what azure-core builds, and ARM's next links) is sent
-        as it is: requests would parse, IDNA-encode and requote it again, 3 % of a live scan's
-        CPU; any other URL goes through requests' preparation."""
-
-        def request(  # type: ignore[override]
-            self,
-            method: str,
-            url: str,
-            headers: Any = None,
-            data: Any = None,
-            files: Any = None,
-            timeout: Any = None,
-            verify: Any = True,
-            cert: Any = None,
-            proxies: Any = None,
-            stream: bool = False,
-            **_: Any,
-        ) -> Any:
-            prepared = requests.PreparedRequest()
-            prepared.prepare_method(method)
-            if isinstance(url, str) and _PLAIN_URL.fullmatch(url):
-                prepared.url = url
-            else:
-                prepared.prepare_url(url, None)
-            prepared.prepare_headers(headers)
-            prepared.prepare_body(data, files)
-            return self.get_adapter(url).send(
-                prepared, stream=stream, timeout=timeout, verify=verify, cert=cert, proxies=proxies or self.proxies
-            )
-
-    return LeanSession
-
-
-def _transport(limits: RateLimits, verify: str | bool, boundary: Boundary, proxies: dict[str, str]) -> Any:
-    from azure.core.pipeline.transport import RequestsTransport
-
-    class ReadOnlyTransport(RequestsTransport):  # type: ignore[misc]
-        def send(self, request: Any, **kwargs: Any) -> Any:
-            method = request.method.upper()
-            path = urlsplit(request.url).path.lower()
-            if method not in ("GET", "HEAD") and not (method == "POST" and path.endswith(GRAPH_PATH)):
-                raise ReadOnlyViolation(f"refused {method} {request.url}: azai scans are read-only")
-            boundary.check_origin(request.url)  # the policy's check, again where bytes leave
-            limits.bucket(request.url).acquire()
-            left = boundary.remaining()
-            bounds = boundary.limits
-            timeouts = (("connection_timeout", bounds.connect_timeout), ("read_timeout", bounds.read_timeout))
-            for option, default in timeouts:
-                given = kwargs.get(option)
-                wanted = min(default, given) if isinstance(given, (int, float)) else default
-                kwargs[option] = wanted if left is None else min(wanted, left)
-            boundary.sent()
-            return super().send(request, **kwargs)
-
-    session = _session_class()()
-    session.trust_env = False  # no per-request environment, proxy or .netrc lookups: `endpoint_proxies`
-    session.proxies.update(proxies)
-    session.mount("https://", bounded_adapter(boundary))
-    session.mount("http://", bounded_adapter(boundary))
-    # The adapter has read each body whole; azure-core then walks it again in blocks of this
-    # size, by default 4 KB: one block is enough.
-    block = boundary.limits.response_bytes
-    return ReadOnlyTransport(
-        session=session, session_owner=False, connection_verify=verify, connection_data_block_size=block
-    )
+    proxies = requests.utils.get_environ_proxies(endpoint, no_proxy=None)
+    chosen: str | None = requests.utils.select_proxy(endpoint, proxies)
+    return chosen
 
 
 def request_id_policy() -> Any:
@@ -240,8 +155,7 @@ class ClientFactory:
             self.boundary.redactor,
         )
         verify: str | bool = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("SSL_CERT_FILE") or True
-        self.proxies = endpoint_proxies(self.base_url)
-        self.transport = _transport(limits or RateLimits(), verify, self.boundary, self.proxies)
+        self.transport = arm_transport(self.boundary, limits or RateLimits(), verify, endpoint_proxy(self.base_url))
         # One client per service and subscription, built on first use and shared by the threads.
         self.clients: dict[tuple[str, str], Any] = {}
         self._raw: Any = None

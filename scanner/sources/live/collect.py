@@ -46,8 +46,9 @@ from scanner.model.utilization import LOOKBACK_DAYS
 from scanner.model.vmsizes import SizeCatalog
 from scanner.sources.live import shapes
 from scanner.sources.live.boundary import BoundaryError, Limits, PageTrail, ScanTimeout, every_item
-from scanner.sources.live.clients import GRAPH_API, GRAPH_QUERY_PATH, ClientFactory
+from scanner.sources.live.clients import GRAPH_API, ClientFactory
 from scanner.sources.live.metrics import LiveUtilization, collect_utilization
+from scanner.sources.live.transport import GRAPH_QUERY_PATH
 
 # The types Resource Graph holds in full that the collector knows: what it discovers for a rule
 # that does not declare what it looks up.

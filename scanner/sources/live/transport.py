@@ -1,0 +1,291 @@
+"""azai's HTTP transport under the azure-core pipeline: http.client over a pool of kept-alive
+connections to the one ARM origin, directly or through the enterprise proxy's tunnel.
+
+Why not azure-core's `RequestsTransport`: a scan sends tens of thousands of small reads to one
+origin, and requests and urllib3 were a third of its CPU per request, preparing, merging and
+re-parsing what azure-core had already built (sessions, cookie jars, proxy and ``.netrc``
+lookups, pool keys, URL requoting). What a scan needs of them is kept, here:
+
+- TLS verified against the bundle the environment names (``REQUESTS_CA_BUNDLE``, then
+  ``SSL_CERT_FILE``; certifi's, as requests uses, when neither is set), hostname checked;
+- an ``http://`` proxy (``HTTPS_PROXY``, with ``user:password@`` sent as Basic proxy
+  authorization), tunnelled with ``CONNECT`` for an ``https://`` endpoint;
+- connect and read timeouts, and kept-alive connections checked before reuse;
+- each body read whole as it arrives (``read1``: one receive at a time, so the clock is
+  checked between receives and a trickle cannot hold a read open), within the live boundary's
+  size and time limits, and scrubbed of the issued tokens;
+- failures raised as the azure-core errors its retry policy knows: a connection that could not
+  be made or written is a `ServiceRequestError` (retried for any method), one that broke while
+  answering a `ServiceResponseError` (retried for reads only), timeouts their timeout kinds.
+
+It also refuses, where bytes leave, any request that could write (only GET and HEAD, and POST
+to Resource Graph, pass) or that leaves the ARM endpoint's origin, and spaces requests with the
+rate limits' token buckets.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import http.client
+import os
+import select
+import socket
+import ssl
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, unquote, urlsplit
+
+from scanner.errors import InputError
+from scanner.sources.live.boundary import Boundary, BoundaryError
+
+if TYPE_CHECKING:
+    from scanner.sources.live.clients import RateLimits
+
+GRAPH_QUERY_PATH = "/providers/Microsoft.ResourceGraph/resources"
+GRAPH_PATH = GRAPH_QUERY_PATH.lower()  # for matching lower-cased paths
+# requests' requoting of a request target (requests.utils.requote_uri): what may stand unquoted.
+_SAFE = "!#$%&'()*+,/:;=?@[]~"
+POOL_SIZE = 64  # idle connections kept: the collector's 32 workers, and room for its metrics reads
+
+
+class ReadOnlyViolation(RuntimeError):
+    """A scan tried to send a request that could change Azure. This is a bug, never allowed."""
+
+
+def tls_context(verify: str | bool) -> ssl.SSLContext:
+    """Certificates checked against ``verify`` (a bundle file or a directory of certificates),
+    or certifi's bundle for True, as requests does; hostnames checked; TLS 1.2 at least."""
+    if verify is False:
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        return context
+    if verify is True:
+        import certifi
+
+        verify = certifi.where()
+    if os.path.isdir(verify):
+        return ssl.create_default_context(capath=verify)
+    return ssl.create_default_context(cafile=verify)
+
+
+def _proxy(url: str | None) -> tuple[str, int, dict[str, str]] | None:
+    """Host, port and the CONNECT headers of the proxy ``url`` (requests' forms: ``host:port``,
+    ``http://[user:password@]host:port``); None for none."""
+    if not url:
+        return None
+    parts = urlsplit(url if "://" in url else f"http://{url}")
+    if parts.scheme.lower() != "http":
+        raise InputError(
+            f"the proxy {parts.scheme}://{parts.hostname} is not an http:// proxy: azai tunnels through http:// "
+            "proxies (CONNECT)"
+        )
+    headers = {}
+    if parts.username is not None:
+        secret = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode("latin-1")
+        headers["Proxy-Authorization"] = "Basic " + base64.b64encode(secret).decode("ascii")
+    return parts.hostname or "", parts.port or 80, headers
+
+
+def _readable(sock: socket.socket) -> bool:
+    """Whether an idle connection's socket has something to read: the server closed it (or sent
+    what nobody asked for), so it cannot carry a request. poll where there is one: select
+    refuses descriptors past 1024."""
+    if hasattr(select, "poll"):
+        poller = select.poll()
+        poller.register(sock, select.POLLIN)
+        return bool(poller.poll(0))
+    return bool(select.select([sock], [], [], 0)[0])
+
+
+@functools.cache
+def _response_class() -> type:
+    from azure.core.rest._http_response_impl import HttpResponseImpl
+
+    class ReadResponse(HttpResponseImpl):
+        """An answer read whole, as azure-core's responses are when not streamed."""
+
+        def __init__(self, request: Any, answer: http.client.HTTPResponse, headers: Any, content: bytes) -> None:
+            super().__init__(
+                request=request,
+                internal_response=answer,
+                status_code=answer.status,
+                reason=answer.reason,
+                content_type=headers.get("Content-Type"),
+                headers=headers,
+                block_size=len(content) or 1,
+                stream_download_generator=None,
+            )
+            self._content = content
+            self._is_stream_consumed = True
+            self._is_closed = True
+
+    return ReadResponse
+
+
+@functools.cache
+def _transport_class() -> type:
+    from azure.core.exceptions import (
+        IncompleteReadError,
+        ServiceRequestError,
+        ServiceRequestTimeoutError,
+        ServiceResponseError,
+        ServiceResponseTimeoutError,
+    )
+    from azure.core.pipeline.transport import HttpTransport
+    from azure.core.utils import CaseInsensitiveDict
+
+    class ArmTransport(HttpTransport[Any, Any]):
+        """The transport of every azai client: see the module's docstring."""
+
+        def __init__(self, boundary: Boundary, limits: RateLimits, verify: str | bool, proxy: str | None) -> None:
+            self.boundary, self.limits = boundary, limits
+            scheme, self.host, port = boundary.origin
+            self.port = port or 443
+            self.tls = tls_context(verify) if scheme == "https" else None
+            self.proxy = _proxy(proxy)
+            self.idle: list[http.client.HTTPConnection] = []
+            self.lock = threading.Lock()
+
+        def open(self) -> None:
+            return None
+
+        def close(self) -> None:
+            with self.lock:
+                idle, self.idle = self.idle, []
+            for connection in idle:
+                connection.close()
+
+        def __exit__(self, *_: object) -> None:
+            self.close()
+
+        def send(self, request: Any, **kwargs: Any) -> Any:
+            method, url = request.method.upper(), request.url
+            path = urlsplit(url).path.lower()
+            if method not in ("GET", "HEAD") and not (method == "POST" and path.endswith(GRAPH_PATH)):
+                raise ReadOnlyViolation(f"refused {method} {url}: azai scans are read-only")
+            self.boundary.check_origin(url)  # the policy's check, again where bytes leave
+            self.limits.bucket(path).acquire()
+            connect, read = self._timeouts(kwargs)
+            self.boundary.sent()
+            connection = self._connection(connect)
+            try:
+                answer, content = self._exchange(connection, request, read)
+            except BaseException:
+                connection.close()  # unread or broken: never reused
+                raise
+            if answer.will_close:
+                connection.close()
+            else:
+                self._release(connection)
+            headers = CaseInsensitiveDict(answer.getheaders())
+            return _response_class()(request, answer, headers, self.boundary.redactor.scrub(content))
+
+        def _timeouts(self, kwargs: dict[str, Any]) -> tuple[float, float]:
+            """Connect and read timeouts: the boundary's, or shorter ones a caller gave, each cut to
+            what is left of the scan's time limit."""
+            left = self.boundary.remaining()
+            bounds = self.boundary.limits
+            chosen = []
+            timeouts = (("connection_timeout", bounds.connect_timeout), ("read_timeout", bounds.read_timeout))
+            for option, default in timeouts:
+                given = kwargs.get(option)
+                wanted = min(default, given) if isinstance(given, (int, float)) else default
+                chosen.append(wanted if left is None else min(wanted, left))
+            return chosen[0], chosen[1]
+
+        def _connection(self, timeout: float) -> http.client.HTTPConnection:
+            """A kept-alive connection that the server has not closed, else a new one."""
+            while True:
+                with self.lock:
+                    connection = self.idle.pop() if self.idle else None
+                if connection is None:
+                    break
+                if connection.sock is not None and not _readable(connection.sock):
+                    return connection
+                connection.close()
+            try:
+                return self._connect(timeout)
+            except TimeoutError as exc:
+                reason = f"Connection timed out. (connect timeout={timeout})"
+                raise ServiceRequestTimeoutError(reason, error=exc) from exc
+            except (OSError, http.client.HTTPException) as exc:
+                raise ServiceRequestError(f"could not connect: {exc}", error=exc) from exc
+
+        def _connect(self, timeout: float) -> http.client.HTTPConnection:
+            host, port = (self.proxy[0], self.proxy[1]) if self.proxy else (self.host, self.port)
+            connection: http.client.HTTPConnection
+            if self.tls is not None:
+                connection = http.client.HTTPSConnection(host, port, timeout=timeout, context=self.tls)
+                if self.proxy:
+                    connection.set_tunnel(self.host, self.port, headers=self.proxy[2])
+            else:
+                connection = http.client.HTTPConnection(host, port, timeout=timeout)
+            connection.connect()
+            connection.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            return connection
+
+        def _release(self, connection: http.client.HTTPConnection) -> None:
+            with self.lock:
+                if len(self.idle) < POOL_SIZE:
+                    self.idle.append(connection)
+                    return
+            connection.close()
+
+        def _exchange(
+            self, connection: http.client.HTTPConnection, request: Any, timeout: float
+        ) -> tuple[http.client.HTTPResponse, bytes]:
+            """Send ``request`` and read its answer whole, failures mapped to azure-core's errors."""
+            connection.sock.settimeout(timeout)
+            parts = urlsplit(request.url)
+            target = quote(parts.path or "/", safe=_SAFE)
+            if parts.query:
+                target += "?" + quote(parts.query, safe=_SAFE)
+            if self.proxy and self.tls is None:  # plain HTTP through a proxy: the absolute form
+                target = f"{parts.scheme}://{parts.netloc}{target}"
+            body = request.content  # Resource Graph's query: JSON text, which urllib3 sent as UTF-8
+            if isinstance(body, str):
+                body = body.encode("utf-8")
+            try:
+                connection.request(request.method, target, body=body, headers=dict(request.headers))
+            except TimeoutError as exc:
+                raise ServiceRequestTimeoutError(f"Write timed out. (read timeout={timeout})", error=exc) from exc
+            except (OSError, http.client.HTTPException) as exc:
+                raise ServiceRequestError(f"the request could not be sent: {exc}", error=exc) from exc
+            try:
+                answer = connection.getresponse()
+                return answer, self._read(answer)
+            except TimeoutError as exc:
+                raise ServiceResponseTimeoutError(f"Read timed out. (read timeout={timeout})", error=exc) from exc
+            except http.client.IncompleteRead as exc:
+                raise IncompleteReadError(f"the answer was cut short: {exc!r}", error=exc) from exc
+            except (OSError, http.client.HTTPException) as exc:
+                raise ServiceResponseError(f"the answer could not be read: {exc!r}", error=exc) from exc
+
+        def _read(self, answer: http.client.HTTPResponse) -> bytes:
+            """The body, within the boundary's size limit and its time limit for one answer."""
+            limits = self.boundary.limits
+            left = self.boundary.remaining()
+            until = time.monotonic() + (limits.response_seconds if left is None else min(limits.response_seconds, left))
+            chunks: list[bytes] = []
+            size = 0
+            while chunk := answer.read1(64 * 1024):
+                size += len(chunk)
+                if size > limits.response_bytes:
+                    raise BoundaryError(f"the answer was larger than {limits.response_bytes:,} bytes")
+                if time.monotonic() > until:
+                    self.boundary.remaining()  # a ScanTimeout when the scan's limit is what passed
+                    raise BoundaryError(f"the answer was still arriving after {limits.response_seconds:g} s")
+                chunks.append(chunk)
+            answer.close()  # read to its end: the connection may carry the next request
+            return b"".join(chunks)
+
+    return ArmTransport
+
+
+def arm_transport(boundary: Boundary, limits: RateLimits, verify: str | bool, proxy: str | None) -> Any:
+    """The transport every client of one scan shares (built lazily: azure-core loads only when
+    a live scan runs)."""
+    return _transport_class()(boundary, limits, verify, proxy)
