@@ -13,7 +13,7 @@ import socketserver
 import ssl
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -120,34 +120,76 @@ def test_proxy_credentials_go_to_the_proxy_only_as_basic_authorization(serve, pr
     assert proxy.heads and all(expected in head for head in proxy.heads)
 
 
-def test_an_https_proxy_is_refused_in_one_line(serve, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """TLS to the proxy and again inside its tunnel is not something azai's transport does: the
-    scan stops before any request, with one line and exit 2, instead of going around the proxy."""
+@pytest.mark.parametrize(
+    ("setting", "value", "line"),
+    [
+        (
+            "HTTPS_PROXY",
+            "https://proxy.corp.example:8443",
+            "the proxy https://proxy.corp.example is not an http:// proxy: azai tunnels through http:// proxies "
+            "(CONNECT)",
+        ),
+        (
+            "HTTPS_PROXY",
+            "http://ops:pw@proxy.corp.example:port",
+            "the proxy http://proxy.corp.example: its host or port cannot be read",
+        ),
+        (
+            "HTTPS_PROXY",
+            "http://ops:\u4e2d@proxy.corp.example:3128",
+            "the proxy http://proxy.corp.example: its user name or password has characters that Basic authorization "
+            "cannot carry (Latin-1 only)",
+        ),
+        (
+            "REQUESTS_CA_BUNDLE",
+            "/nonexistent/corp-ca.pem",
+            "the CA bundle /nonexistent/corp-ca.pem (REQUESTS_CA_BUNDLE or SSL_CERT_FILE) cannot be used: "
+            "No such file or directory",
+        ),
+    ],
+)
+def test_a_proxy_or_bundle_azai_cannot_use_is_refused_in_one_line(  # type: ignore[no-untyped-def]
+    serve, monkeypatch, setting: str, value: str, line: str
+) -> None:
+    """An https:// proxy (TLS to the proxy, then again inside its tunnel), a proxy whose port or
+    credentials cannot be used, a CA bundle that is not there: the scan stops before any request,
+    with one line naming the setting and exit 2, instead of going around the proxy or failing
+    request by request."""
     emulator = serve(generate_estate(1, 5))
     for variable in (*PROXY_VARIABLES, "NO_PROXY", "no_proxy"):
         monkeypatch.delenv(variable, raising=False)
-    monkeypatch.setenv("HTTPS_PROXY", "https://proxy.corp.example:8443")
+    monkeypatch.setenv(setting, value)
     before = len(emulator.log)
     done = run_cli("scan", "--all-subscriptions", "--arm-endpoint", emulator.endpoint, env=dict(os.environ))
     assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [f"azai: error: {line}"]
+    assert [r.path for r in emulator.log[before:] if r.path != "/msi/token"] == []
+
+
+def test_an_arm_endpoint_that_is_not_https_is_refused_in_one_line() -> None:
+    done = run_cli("scan", "--all-subscriptions", "--arm-endpoint", "http://127.0.0.1:9")
+    assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        "azai: error: the proxy https://proxy.corp.example is not an http:// proxy: "
-        "azai tunnels through http:// proxies (CONNECT)"
+        "azai: error: the ARM endpoint http://127.0.0.1:9 is not an https:// URL: tokens go only over TLS"
     ]
-    assert emulator.log[before:] == []
+
+
+LIST_ANSWER = b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n{"value": []}'
 
 
 class _ClosingServer(socketserver.ThreadingTCPServer):
-    """Answers one request per connection, saying it keeps the connection, then closes it: as a
-    server or load balancer ends an idle kept-alive connection between two requests."""
+    """Answers one request per connection with the bytes it is given, then closes it: as a
+    server or load balancer ends an idle kept-alive connection between two requests, or as a
+    connection drops in the middle of an answer."""
 
     daemon_threads = True
 
-    def __init__(self, certificate: Path, key: Path) -> None:
+    def __init__(self, certificate: Path, key: Path, answer: bytes = LIST_ANSWER) -> None:
         super().__init__(("127.0.0.1", 0), _AnswerThenClose)
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(certificate, key)
         self.socket = context.wrap_socket(self.socket, server_side=True)
+        self.answer = answer
         self.connections = 0
         self.requests: list[str] = []
 
@@ -161,40 +203,86 @@ class _AnswerThenClose(socketserver.StreamRequestHandler):
         while self.rfile.readline() not in (b"\r\n", b"\n", b""):
             pass
         self.server.requests.append(line.split(" ")[1])
-        body = b'{"value": []}'
-        self.wfile.write(
-            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
-        )
+        self.wfile.write(self.server.answer)
         self.wfile.flush()
 
 
-def test_a_kept_alive_connection_the_server_closed_is_not_reused(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """The transport keeps connections for the next request, and checks one before reusing it:
-    one the server closed meanwhile is replaced, without a failed request or a retry."""
-    from azure.core.credentials import AccessToken
-
+@pytest.fixture
+def closing_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[bytes], _ClosingServer]]:
+    """``closing_server(answer)``: a running `_ClosingServer` that the environment trusts, with
+    no proxy named."""
     from scanner.emulator.cert import make_certificate
-    from scanner.sources.live.collect import arm_collection
 
     certificate, key = make_certificate(tmp_path)
-    server = _ClosingServer(certificate, key)
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     for variable in (*PROXY_VARIABLES, "NO_PROXY", "no_proxy"):
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(certificate))
-    try:
-        factory = ClientFactory(arm_endpoint=f"https://127.0.0.1:{server.server_address[1]}")
-        factory.credential.get_token_info = lambda *_, **__: AccessToken("t", int(time.time()) + 3600)  # type: ignore[method-assign]
-        lists = [f"/subscriptions/{n}/resourceGroups" for n in range(3)]
-        for path in lists:
-            url = factory.url(path, {"api-version": "2021-04-01"})
-            assert arm_collection(factory.raw(), url, factory.boundary.limits, lambda item: item) == []
-            time.sleep(0.05)  # the server has closed the connection by the next request
-        assert server.requests == [f"{path}?api-version=2021-04-01" for path in lists]
-        assert server.connections == 3 and factory.boundary.retries == 0
-    finally:
+    servers: list[_ClosingServer] = []
+
+    def start(answer: bytes = LIST_ANSWER) -> _ClosingServer:
+        server = _ClosingServer(certificate, key, answer)
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
         server.shutdown()
         server.server_close()
+
+
+def _factory(server: _ClosingServer) -> ClientFactory:
+    """A factory for ``server``, its credential answering without any identity endpoint."""
+    from azure.core.credentials import AccessToken
+
+    factory = ClientFactory(arm_endpoint=f"https://127.0.0.1:{server.server_address[1]}")
+    factory.credential.get_token_info = lambda *_, **__: AccessToken("t", int(time.time()) + 3600)  # type: ignore[method-assign]
+    return factory
+
+
+def test_a_kept_alive_connection_the_server_closed_is_not_reused(closing_server) -> None:  # type: ignore[no-untyped-def]
+    """The transport keeps connections for the next request, and checks one before reusing it:
+    one the server closed meanwhile is replaced, without a failed request or a retry."""
+    from scanner.sources.live.collect import arm_collection
+
+    server = closing_server()
+    factory = _factory(server)
+    lists = [f"/subscriptions/{n}/resourceGroups" for n in range(3)]
+    for path in lists:
+        url = factory.url(path, {"api-version": "2021-04-01"})
+        assert arm_collection(factory.raw(), url, factory.boundary.limits, lambda item: item) == []
+        time.sleep(0.05)  # the server has closed the connection by the next request
+    assert server.requests == [f"{path}?api-version=2021-04-01" for path in lists]
+    assert server.connections == 3 and factory.boundary.retries == 0
+
+
+def test_an_answer_cut_short_of_its_content_length_is_retried_then_an_error(closing_server) -> None:  # type: ignore[no-untyped-def]
+    """A connection that drops in the middle of a body is a broken answer, retried as a read,
+    never a short body taken as complete (which would be a JSON error, not retried)."""
+    from azure.core.exceptions import IncompleteReadError
+
+    from scanner.sources.live.collect import arm_collection
+
+    server = closing_server(
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n" + b'{"value": ['
+    )
+    factory = _factory(server)
+    url = factory.url("/subscriptions", {"api-version": "2022-12-01"})
+    with pytest.raises(IncompleteReadError):
+        arm_collection(factory.raw(), url, factory.boundary.limits, lambda item: item)
+    assert factory.boundary.retries >= 1
+    assert server.requests == ["/subscriptions?api-version=2022-12-01"] * (1 + factory.boundary.retries)
+
+
+def test_a_repeated_response_header_keeps_every_value(closing_server) -> None:  # type: ignore[no-untyped-def]
+    """As urllib3 gave them: a header sent twice (several WWW-Authenticate challenges) reads as
+    its values joined with a comma, not as the last one."""
+    from azure.core.rest import HttpRequest
+
+    head = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Azai-Twice: a\r\nx-azai-twice: b\r\n\r\n{}"
+    factory = _factory(closing_server(head))
+    response = factory.raw().send_request(HttpRequest("GET", factory.url("/subscriptions", {"api-version": "1"})))
+    assert response.status_code == 200 and response.headers["X-Azai-Twice"] == "a, b"
 
 
 def test_no_proxy_covering_the_endpoint_bypasses_the_proxy(serve, proxy, monkeypatch) -> None:  # type: ignore[no-untyped-def]

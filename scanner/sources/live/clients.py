@@ -154,8 +154,8 @@ class ClientFactory:
             DefaultAzureCredential(authority=authority, exclude_interactive_browser_credential=True),
             self.boundary.redactor,
         )
-        verify: str | bool = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("SSL_CERT_FILE") or True
-        self.transport = arm_transport(self.boundary, limits or RateLimits(), verify, endpoint_proxy(self.base_url))
+        bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("SSL_CERT_FILE") or None
+        self.transport = arm_transport(self.boundary, limits or RateLimits(), bundle, endpoint_proxy(self.base_url))
         # One client per service and subscription, built on first use and shared by the threads.
         self.clients: dict[tuple[str, str], Any] = {}
         self._raw: Any = None
@@ -172,8 +172,8 @@ class ClientFactory:
         the boundary's retry policy, and its origin check just before authentication, where
         every attempt (a redirect, a retry, a next page) passes before the token is added.
         Left out too, as they would do nothing but cost CPU on every request: the headers,
-        proxy and custom-hook policies (azai passes them nothing; the proxy is the session's,
-        `endpoint_proxies`), network-trace logging (never enabled) and distributed tracing.
+        proxy and custom-hook policies (azai passes them nothing; the proxy is the transport's,
+        `endpoint_proxy`), network-trace logging (never enabled) and distributed tracing.
         ``decode`` keeps the content-decode policy, which only the typed SDK calls read."""
         from azure.core.pipeline import policies
         from azure.mgmt.core.policies import ARMChallengeAuthenticationPolicy, ARMHttpLoggingPolicy
@@ -194,7 +194,7 @@ class ClientFactory:
 
     def url(self, path: str, params: dict[str, str]) -> str:
         """The absolute URL of the ARM ``path`` with the query ``params``, as ``format_url`` and
-        ``HttpRequest(params=...)`` write it (``key=value`` pairs as given: the session quotes
+        ``HttpRequest(params=...)`` write it (``key=value`` pairs as given: the transport quotes
         what needs quoting), without parsing it twice on the way: 3 % of a live scan's CPU."""
         return f"{self.base_url}{path}?" + "&".join(f"{key}={value}" for key, value in params.items())
 

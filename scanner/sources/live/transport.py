@@ -8,15 +8,19 @@ lookups, pool keys, URL requoting). What a scan needs of them is kept, here:
 
 - TLS verified against the bundle the environment names (``REQUESTS_CA_BUNDLE``, then
   ``SSL_CERT_FILE``; certifi's, as requests uses, when neither is set), hostname checked;
+  the endpoint must be ``https://``, since every request carries the token (azure-core's
+  bearer policy refused plain HTTP too, request by request);
 - an ``http://`` proxy (``HTTPS_PROXY``, with ``user:password@`` sent as Basic proxy
-  authorization), tunnelled with ``CONNECT`` for an ``https://`` endpoint;
+  authorization), tunnelled with ``CONNECT``;
 - connect and read timeouts, and kept-alive connections checked before reuse;
 - each body read whole as it arrives (``read1``: one receive at a time, so the clock is
   checked between receives and a trickle cannot hold a read open), within the live boundary's
   size and time limits, and scrubbed of the issued tokens;
 - failures raised as the azure-core errors its retry policy knows: a connection that could not
-  be made or written is a `ServiceRequestError` (retried for any method), one that broke while
-  answering a `ServiceResponseError` (retried for reads only), timeouts their timeout kinds.
+  be made or a request that could not be written is a `ServiceRequestError`, one that broke
+  while answering (a body cut short included) a `ServiceResponseError`, timeouts their timeout
+  kinds; the policy retries them for the methods it retries (GET, and the Resource Graph POST,
+  which the collector names).
 
 It also refuses, where bytes leave, any request that could write (only GET and HEAD, and POST
 to Resource Graph, pass) or that leaves the ARM endpoint's origin, and spaces requests with the
@@ -54,21 +58,23 @@ class ReadOnlyViolation(RuntimeError):
     """A scan tried to send a request that could change Azure. This is a bug, never allowed."""
 
 
-def tls_context(verify: str | bool) -> ssl.SSLContext:
-    """Certificates checked against ``verify`` (a bundle file or a directory of certificates),
-    or certifi's bundle for True, as requests does; hostnames checked; TLS 1.2 at least."""
-    if verify is False:
-        context = ssl.create_default_context()
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-        return context
-    if verify is True:
+def tls_context(bundle: str | None) -> ssl.SSLContext:
+    """Certificates checked against ``bundle`` (a file of certificates or a directory of them),
+    or certifi's bundle when none is named, as requests does; hostnames checked; TLS 1.2 at
+    least. A bundle that cannot be read is an `InputError` naming it."""
+    if bundle is None:
         import certifi
 
-        verify = certifi.where()
-    if os.path.isdir(verify):
-        return ssl.create_default_context(capath=verify)
-    return ssl.create_default_context(cafile=verify)
+        return ssl.create_default_context(cafile=certifi.where())
+    try:
+        if os.path.isdir(bundle):
+            return ssl.create_default_context(capath=bundle)
+        return ssl.create_default_context(cafile=bundle)
+    except (OSError, ssl.SSLError) as exc:
+        reason = exc.strerror or str(exc)
+        raise InputError(
+            f"the CA bundle {bundle} (REQUESTS_CA_BUNDLE or SSL_CERT_FILE) cannot be used: {reason}"
+        ) from None
 
 
 def _proxy(url: str | None) -> tuple[str, int, dict[str, str]] | None:
@@ -82,11 +88,23 @@ def _proxy(url: str | None) -> tuple[str, int, dict[str, str]] | None:
             f"the proxy {parts.scheme}://{parts.hostname} is not an http:// proxy: azai tunnels through http:// "
             "proxies (CONNECT)"
         )
+    try:
+        port = parts.port or 80
+    except ValueError:
+        port = 0
+    if not parts.hostname or not port:
+        raise InputError(f"the proxy http://{parts.hostname or ''}: its host or port cannot be read")
     headers = {}
     if parts.username is not None:
-        secret = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode("latin-1")
+        try:
+            secret = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode("latin-1")
+        except UnicodeEncodeError:
+            raise InputError(
+                f"the proxy http://{parts.hostname}: its user name or password has characters that Basic "
+                "authorization cannot carry (Latin-1 only)"
+            ) from None
         headers["Proxy-Authorization"] = "Basic " + base64.b64encode(secret).decode("ascii")
-    return parts.hostname or "", parts.port or 80, headers
+    return parts.hostname, port, headers
 
 
 def _readable(sock: socket.socket) -> bool:
@@ -140,11 +158,15 @@ def _transport_class() -> type:
     class ArmTransport(HttpTransport[Any, Any]):
         """The transport of every azai client: see the module's docstring."""
 
-        def __init__(self, boundary: Boundary, limits: RateLimits, verify: str | bool, proxy: str | None) -> None:
+        def __init__(self, boundary: Boundary, limits: RateLimits, bundle: str | None, proxy: str | None) -> None:
             self.boundary, self.limits = boundary, limits
             scheme, self.host, port = boundary.origin
-            self.port = port or 443
-            self.tls = tls_context(verify) if scheme == "https" else None
+            if scheme != "https" or port is None:
+                raise InputError(
+                    f"the ARM endpoint {boundary.endpoint} is not an https:// URL: tokens go only over TLS"
+                )
+            self.port = port
+            self.tls = tls_context(bundle)
             self.proxy = _proxy(proxy)
             self.idle: list[http.client.HTTPConnection] = []
             self.lock = threading.Lock()
@@ -180,7 +202,9 @@ def _transport_class() -> type:
                 connection.close()
             else:
                 self._release(connection)
-            headers = CaseInsensitiveDict(answer.getheaders())
+            headers = CaseInsensitiveDict()
+            for name, value in answer.getheaders():  # a repeated header's values joined, as urllib3 did
+                headers[name] = f"{headers[name]}, {value}" if name in headers else value
             return _response_class()(request, answer, headers, self.boundary.redactor.scrub(content))
 
         def _timeouts(self, kwargs: dict[str, Any]) -> tuple[float, float]:
@@ -216,13 +240,9 @@ def _transport_class() -> type:
 
         def _connect(self, timeout: float) -> http.client.HTTPConnection:
             host, port = (self.proxy[0], self.proxy[1]) if self.proxy else (self.host, self.port)
-            connection: http.client.HTTPConnection
-            if self.tls is not None:
-                connection = http.client.HTTPSConnection(host, port, timeout=timeout, context=self.tls)
-                if self.proxy:
-                    connection.set_tunnel(self.host, self.port, headers=self.proxy[2])
-            else:
-                connection = http.client.HTTPConnection(host, port, timeout=timeout)
+            connection = http.client.HTTPSConnection(host, port, timeout=timeout, context=self.tls)
+            if self.proxy:
+                connection.set_tunnel(self.host, self.port, headers=self.proxy[2])
             connection.connect()
             connection.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             return connection
@@ -243,8 +263,6 @@ def _transport_class() -> type:
             target = quote(parts.path or "/", safe=_SAFE)
             if parts.query:
                 target += "?" + quote(parts.query, safe=_SAFE)
-            if self.proxy and self.tls is None:  # plain HTTP through a proxy: the absolute form
-                target = f"{parts.scheme}://{parts.netloc}{target}"
             body = request.content  # Resource Graph's query: JSON text, which urllib3 sent as UTF-8
             if isinstance(body, str):
                 body = body.encode("utf-8")
@@ -279,13 +297,15 @@ def _transport_class() -> type:
                     self.boundary.remaining()  # a ScanTimeout when the scan's limit is what passed
                     raise BoundaryError(f"the answer was still arriving after {limits.response_seconds:g} s")
                 chunks.append(chunk)
+            if answer.length:  # http.client's read1 ends a Content-Length body cut short quietly
+                raise http.client.IncompleteRead(b"".join(chunks), answer.length)
             answer.close()  # read to its end: the connection may carry the next request
             return b"".join(chunks)
 
     return ArmTransport
 
 
-def arm_transport(boundary: Boundary, limits: RateLimits, verify: str | bool, proxy: str | None) -> Any:
+def arm_transport(boundary: Boundary, limits: RateLimits, bundle: str | None, proxy: str | None) -> Any:
     """The transport every client of one scan shares (built lazily: azure-core loads only when
     a live scan runs)."""
-    return _transport_class()(boundary, limits, verify, proxy)
+    return _transport_class()(boundary, limits, bundle, proxy)
