@@ -252,4 +252,6 @@ class ClientFactory:
         return self._client("containers", subscription)
 
     def close(self) -> None:
+        """Ends the credential's session and the transport's kept-alive connections."""
         self.credential.close()
+        self.transport.close()
