@@ -243,8 +243,7 @@ def _transport_class() -> type:
             connection = http.client.HTTPSConnection(host, port, timeout=timeout, context=self.tls)
             if self.proxy:
                 connection.set_tunnel(self.host, self.port, headers=self.proxy[2])
-            connection.connect()
-            connection.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            connection.connect()  # which turns Nagle's algorithm off, as urllib3 did
             return connection
 
         def _release(self, connection: http.client.HTTPConnection) -> None:
@@ -269,7 +268,7 @@ def _transport_class() -> type:
             try:
                 connection.request(request.method, target, body=body, headers=dict(request.headers))
             except TimeoutError as exc:
-                raise ServiceRequestTimeoutError(f"Write timed out. (read timeout={timeout})", error=exc) from exc
+                raise ServiceRequestTimeoutError(f"Write timed out. (timeout={timeout})", error=exc) from exc
             except (OSError, http.client.HTTPException) as exc:
                 raise ServiceRequestError(f"the request could not be sent: {exc}", error=exc) from exc
             try:
