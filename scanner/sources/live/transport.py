@@ -39,7 +39,7 @@ import ssl
 import threading
 import time
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import SplitResult, quote, unquote, urlsplit
 
 from scanner.errors import InputError
 from scanner.sources.live.boundary import Boundary, BoundaryError
@@ -70,7 +70,7 @@ def tls_context(bundle: str | None) -> ssl.SSLContext:
         if os.path.isdir(bundle):
             return ssl.create_default_context(capath=bundle)
         return ssl.create_default_context(cafile=bundle)
-    except (OSError, ssl.SSLError) as exc:
+    except OSError as exc:  # ssl.SSLError too: a file that holds no certificate
         reason = exc.strerror or str(exc)
         raise InputError(
             f"the CA bundle {bundle} (REQUESTS_CA_BUNDLE or SSL_CERT_FILE) cannot be used: {reason}"
@@ -185,7 +185,8 @@ def _transport_class() -> type:
 
         def send(self, request: Any, **kwargs: Any) -> Any:
             method, url = request.method.upper(), request.url
-            path = urlsplit(url).path.lower()
+            parts = urlsplit(url)
+            path = parts.path.lower()
             if method not in ("GET", "HEAD") and not (method == "POST" and path.endswith(GRAPH_PATH)):
                 raise ReadOnlyViolation(f"refused {method} {url}: azai scans are read-only")
             self.boundary.check_origin(url)  # the policy's check, again where bytes leave
@@ -194,7 +195,7 @@ def _transport_class() -> type:
             self.boundary.sent()
             connection = self._connection(connect)
             try:
-                answer, content = self._exchange(connection, request, read)
+                answer, content = self._exchange(connection, request, parts, read)
             except BaseException:
                 connection.close()  # unread or broken: never reused
                 raise
@@ -254,11 +255,11 @@ def _transport_class() -> type:
             connection.close()
 
         def _exchange(
-            self, connection: http.client.HTTPConnection, request: Any, timeout: float
+            self, connection: http.client.HTTPConnection, request: Any, parts: SplitResult, timeout: float
         ) -> tuple[http.client.HTTPResponse, bytes]:
-            """Send ``request`` and read its answer whole, failures mapped to azure-core's errors."""
+            """Send ``request`` (its URL split into ``parts`` by `send`) and read its answer whole,
+            failures mapped to azure-core's errors."""
             connection.sock.settimeout(timeout)
-            parts = urlsplit(request.url)
             target = quote(parts.path or "/", safe=_SAFE)
             if parts.query:
                 target += "?" + quote(parts.query, safe=_SAFE)
