@@ -285,6 +285,57 @@ def test_a_repeated_response_header_keeps_every_value(closing_server) -> None:  
     assert response.status_code == 200 and response.headers["X-Azai-Twice"] == "a, b"
 
 
+@pytest.mark.parametrize(
+    ("head", "header", "value"),
+    [
+        pytest.param(
+            b"HTTP/1.1 100 Continue\r\nX-Azai: interim\r\n\r\nHTTP/1.1 200 OK\r\nX-Azai: final\r\n",
+            "x-azai",
+            "final",
+            id="interim-answer-skipped",
+        ),
+        pytest.param(b"HTTP/1.1 200 OK\r\nX-Azai: folded\r\n \tline\r\n", "X-AZAI", "folded line", id="folded-line"),
+        pytest.param(b"HTTP/1.1 200 OK\r\nnot a header\r\nX-Azai: kept\r\n", "X-Azai", "kept", id="line-without-colon"),
+        pytest.param(
+            b"HTTP/1.1 200 OK\r\nContent-Length: 13\r\nX-Azai:  spaced\t \r\n",
+            "Content-Length",
+            "13, 13",
+            id="same-length-twice",
+        ),
+        pytest.param(b"HTTP/1.0 200 OK\r\nX-Azai: old\r\n", "X-Azai", "old", id="http-1.0"),
+    ],
+)
+def test_response_headers_are_read_as_http_1_1_frames_them(
+    closing_server, head: bytes, header: str, value: str
+) -> None:  # type: ignore[no-untyped-def]
+    """The transport reads an answer's head itself (not through the email parser): interim 1xx
+    answers are skipped, a folded line continues its value, a line that is no header is passed
+    over, values lose their surrounding blanks, and the body after the head is read whole."""
+    from azure.core.rest import HttpRequest
+
+    factory = _factory(closing_server(head + b"Content-Length: 13\r\n\r\n" + b'{"value": []}'))
+    response = factory.raw().send_request(HttpRequest("GET", factory.url("/subscriptions", {"api-version": "1"})))
+    assert response.status_code == 200 and response.headers[header] == value
+    assert response.json() == {"value": []}
+
+
+@pytest.mark.parametrize("status", [b"HTTP/1.1 2OO OK", b"ICY 200 OK", b"HTTP/2 200", b""])
+def test_an_unreadable_status_line_is_a_broken_answer_that_is_retried(closing_server, status: bytes) -> None:  # type: ignore[no-untyped-def]
+    """A status line that is not ``HTTP/1.x nnn reason`` (or none, from a server that closed the
+    connection) fails the read as azure-core's `ServiceResponseError`, which it retries."""
+    from azure.core.exceptions import ServiceResponseError
+
+    from scanner.sources.live.collect import arm_collection
+
+    server = closing_server(status + (b"\r\nContent-Length: 2\r\n\r\n{}" if status else b""))
+    factory = _factory(server)
+    url = factory.url("/subscriptions", {"api-version": "2022-12-01"})
+    with pytest.raises(ServiceResponseError):
+        arm_collection(factory.raw(), url, factory.boundary.limits, lambda item: item)
+    assert factory.boundary.retries >= 1
+    assert server.requests == ["/subscriptions?api-version=2022-12-01"] * (1 + factory.boundary.retries)
+
+
 def test_no_proxy_covering_the_endpoint_bypasses_the_proxy(serve, proxy, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     emulator = serve(generate_estate(3, 20))
     monkeypatch.setenv("HTTPS_PROXY", proxy.url)

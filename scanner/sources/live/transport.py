@@ -52,6 +52,9 @@ GRAPH_PATH = GRAPH_QUERY_PATH.lower()  # for matching lower-cased paths
 # requests' requoting of a request target (requests.utils.requote_uri): what may stand unquoted.
 _SAFE = "!#$%&'()*+,/:;=?@[]~"
 POOL_SIZE = 64  # idle connections kept: the collector's 32 workers, and room for its metrics reads
+# http.client's bounds on an answer's header block: the longest line, and the most lines.
+MAX_HEADER_LINE = 65536
+MAX_HEADER_LINES = 100
 
 
 class ReadOnlyViolation(RuntimeError):
@@ -118,6 +121,116 @@ def _readable(sock: socket.socket) -> bool:
     return bool(select.select([sock], [], [], 0)[0])
 
 
+def _header_lines(fp: Any) -> list[str]:
+    """The lines of a header block, up to the blank line that ends it, within http.client's
+    bounds (`MAX_HEADER_LINE`, `MAX_HEADER_LINES`)."""
+    lines: list[str] = []
+    while True:
+        line = fp.readline(MAX_HEADER_LINE + 1)
+        if len(line) > MAX_HEADER_LINE:
+            raise http.client.LineTooLong("header line")
+        if line in (b"\r\n", b"\n", b""):
+            return lines
+        lines.append(line.decode("iso-8859-1"))
+        if len(lines) > MAX_HEADER_LINES:
+            raise http.client.HTTPException(f"got more than {MAX_HEADER_LINES} headers")
+
+
+def _content_length(value: str | None) -> int | None:
+    """A body's length from its ``Content-Length`` (the same value repeated counts once, RFC 9110
+    section 8.6); None when it gives none that can be used, so the body is read to the close."""
+    values = {part.strip() for part in (value or "").split(",")}
+    if len(values) != 1:
+        return None
+    try:
+        length = int(values.pop())
+    except ValueError:
+        return None
+    return length if length >= 0 else None
+
+
+def _status_line(fp: Any) -> tuple[str, int, str]:
+    """The version, status and reason of an answer's status line, refused as http.client
+    refuses it: no line at all is a `http.client.RemoteDisconnected` (a kept-alive connection
+    the server closed), a line that is not ``HTTP/x nnn reason`` a `http.client.BadStatusLine`."""
+    line = fp.readline(MAX_HEADER_LINE + 1)
+    if len(line) > MAX_HEADER_LINE:
+        raise http.client.LineTooLong("status line")
+    if not line:
+        raise http.client.RemoteDisconnected("Remote end closed connection without response")
+    version, _, rest = line.decode("iso-8859-1").strip().partition(" ")
+    code, _, reason = rest.partition(" ")
+    if not version.startswith("HTTP/") or len(code) != 3 or not code.isdigit() or code < "100":
+        raise http.client.BadStatusLine(repr(line))
+    if not version.startswith("HTTP/1.") and version != "HTTP/0.9":
+        raise http.client.UnknownProtocol(version)
+    return version, int(code), reason.strip()
+
+
+@functools.cache
+def _answer_class() -> type[http.client.HTTPResponse]:
+    from azure.core.utils import CaseInsensitiveDict
+
+    class Answer(http.client.HTTPResponse):
+        """http.client's answer, with its status line and header block read in one pass into
+        ``fields``, the case-insensitive headers azure-core's responses carry. http.client
+        hands the block to the email package's feed parser, a sixth of a live request's CPU.
+        A repeated header's values are joined with ", ", as urllib3 did; a folded line
+        (obsolete) continues the value before it; a line that is not ``name: value`` is passed
+        over. The body is http.client's to read, framed as it frames it: chunked, by its
+        length, or to the close, and the connection kept unless the answer closes it.
+        (``headers`` stays unset: ``fields`` holds them.)"""
+
+        def __init__(
+            self, sock: socket.socket, debuglevel: int = 0, method: str | None = None, url: str | None = None
+        ) -> None:
+            super().__init__(sock, debuglevel, method, url)
+            self.head = method == "HEAD"
+            self.fields: Any = None
+
+        def begin(self) -> None:
+            version, status, reason = _status_line(self.fp)
+            while status == http.client.CONTINUE:  # interim answers: their headers are dropped
+                _header_lines(self.fp)
+                version, status, reason = _status_line(self.fp)
+            self.code = self.status = status
+            self.reason = reason
+            self.version = 10 if version in ("HTTP/1.0", "HTTP/0.9") else 11
+            self.fields = fields = CaseInsensitiveDict()
+            name = ""
+            for line in _header_lines(self.fp):
+                if line[0] in " \t":
+                    if name:
+                        fields[name] = f"{fields[name]} {line.strip()}"
+                    continue
+                name, colon, value = line.partition(":")
+                if not colon or not name or name != name.strip():
+                    name = ""
+                    continue
+                value = value.strip()
+                fields[name] = f"{fields[name]}, {value}" if name in fields else value
+            self.chunked = str(fields.get("Transfer-Encoding", "")).lower() == "chunked"
+            self.chunk_left = None
+            self.will_close = _closes(self.version, fields)
+            self.length = None if self.chunked else _content_length(fields.get("Content-Length"))
+            if status in (http.client.NO_CONTENT, http.client.NOT_MODIFIED) or status < 200 or self.head:
+                self.length = 0
+            if self.length is None and not self.chunked:
+                self.will_close = True  # a body with neither a length nor chunks ends with the connection
+
+    return Answer
+
+
+def _closes(version: int, fields: Any) -> bool:
+    """Whether the server closes the connection after this answer: an HTTP/1.1 one when it says
+    ``Connection: close``, an HTTP/1.0 one unless it asks to keep it alive (http.client's rule)."""
+    connection = str(fields.get("Connection", "")).lower()
+    if version == 11:
+        return "close" in connection
+    keep = fields.get("Keep-Alive") or "keep-alive" in connection
+    return not (keep or "keep-alive" in str(fields.get("Proxy-Connection", "")).lower())
+
+
 @functools.cache
 def _response_class() -> type:
     from azure.core.rest._http_response_impl import HttpResponseImpl
@@ -153,7 +266,6 @@ def _transport_class() -> type:
         ServiceResponseTimeoutError,
     )
     from azure.core.pipeline.transport import HttpTransport
-    from azure.core.utils import CaseInsensitiveDict
 
     class ArmTransport(HttpTransport[Any, Any]):
         """The transport of every azai client: see the module's docstring."""
@@ -203,10 +315,7 @@ def _transport_class() -> type:
                 connection.close()
             else:
                 self._release(connection)
-            headers = CaseInsensitiveDict()
-            for name, value in answer.getheaders():  # a repeated header's values joined, as urllib3 did
-                headers[name] = f"{headers[name]}, {value}" if name in headers else value
-            return _response_class()(request, answer, headers, self.boundary.redactor.scrub(content))
+            return _response_class()(request, answer, answer.fields, self.boundary.redactor.scrub(content))
 
         def _timeouts(self, kwargs: dict[str, Any]) -> tuple[float, float]:
             """Connect and read timeouts: the boundary's, or shorter ones a caller gave, each cut to
@@ -242,6 +351,7 @@ def _transport_class() -> type:
         def _connect(self, timeout: float) -> http.client.HTTPConnection:
             host, port = (self.proxy[0], self.proxy[1]) if self.proxy else (self.host, self.port)
             connection = http.client.HTTPSConnection(host, port, timeout=timeout, context=self.tls)
+            connection.response_class = _answer_class()
             if self.proxy:
                 connection.set_tunnel(self.host, self.port, headers=self.proxy[2])
             connection.connect()  # which turns Nagle's algorithm off, as urllib3 did
@@ -256,7 +366,7 @@ def _transport_class() -> type:
 
         def _exchange(
             self, connection: http.client.HTTPConnection, request: Any, parts: SplitResult, timeout: float
-        ) -> tuple[http.client.HTTPResponse, bytes]:
+        ) -> tuple[Any, bytes]:
             """Send ``request`` (its URL split into ``parts`` by `send`) and read its answer whole,
             failures mapped to azure-core's errors."""
             connection.sock.settimeout(timeout)
