@@ -105,6 +105,34 @@ def test_a_next_link_off_the_endpoint_is_refused_and_the_token_never_leaves(serv
     assert not result.complete and emulator.writes() == []
 
 
+@pytest.mark.parametrize(
+    ("url", "allowed"),
+    [
+        ("https://arm.example:8443/subscriptions?api-version=1", True),
+        ("HTTPS://ARM.example:8443/subscriptions", True),  # the origin's case does not matter
+        ("https://arm.example:8443", True),
+        ("https://arm.example:8443.evil.example/subscriptions", False),
+        ("https://arm.example:84430/subscriptions", False),
+        ("https://arm.example:8443@evil.example/subscriptions", False),
+        ("https://arm.example/subscriptions", False),  # port 443, not 8443
+        ("http://arm.example:8443/subscriptions", False),
+        ("https://evil.example/https://arm.example:8443/", False),
+    ],
+)
+def test_the_origin_check_compares_scheme_host_and_port(url: str, allowed: bool) -> None:
+    """A URL that begins with the endpoint's exact authority passes at once; any other is
+    compared by scheme, host and port, so a longer host, another port or user information
+    that hides another host is refused."""
+    from scanner.sources.live.boundary import Boundary, BoundaryError
+
+    boundary = Boundary("https://arm.example:8443")
+    if allowed:
+        boundary.check_origin(url)
+    else:
+        with pytest.raises(BoundaryError):
+            boundary.check_origin(url)
+
+
 def test_the_witness_sees_a_token_that_is_sent(serve) -> None:  # type: ignore[no-untyped-def]
     """The test above proves something: a request sent to the witness with a token is recorded."""
     import requests

@@ -414,32 +414,36 @@ def test_one_token_is_shared_by_every_client_until_it_nears_expiry() -> None:
     assert [credential.get_token_info(SCOPE).token for _ in range(2)] == ["token-1", "token-2"]
 
 
-def test_every_request_gets_its_own_client_request_id() -> None:
-    """The cheap replacement of RequestIdPolicy still gives Azure support one GUID per request,
-    unique across threads, and leaves an id the caller set alone."""
+def test_every_request_gets_its_own_client_request_id_and_azais_user_agent() -> None:
+    """The cheap replacement of RequestIdPolicy and UserAgentPolicy still gives Azure support one
+    GUID per request, unique across threads, and azai's User-Agent (with azure-core's part), and
+    leaves an id or agent the caller set alone."""
     import re
 
     from azure.core.pipeline import PipelineContext, PipelineRequest
     from azure.core.rest import HttpRequest
 
-    from scanner.sources.live.clients import request_id_policy
+    from scanner import __version__
+    from scanner.sources.live.clients import request_headers_policy
 
-    policy = request_id_policy()
+    policy = request_headers_policy(ClientFactory(arm_endpoint="https://127.0.0.1:9").user_agent)
+    agents: list[str] = []
 
     def one(_: int) -> str:
         request = PipelineRequest(
             HttpRequest("GET", "https://management.azure.com/subscriptions"), PipelineContext(None)
         )
         policy.on_request(request)
+        agents.append(request.http_request.headers["User-Agent"])
         return str(request.http_request.headers["x-ms-client-request-id"])
 
     with ThreadPoolExecutor(max_workers=16) as pool:
         ids = list(pool.map(one, range(2000)))
     guid = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
     assert len(set(ids)) == 2000 and all(guid.fullmatch(i) for i in ids)
-    assert request_id_policy().prefix != policy.prefix  # each client's policy draws its own
-    given = PipelineRequest(
-        HttpRequest("GET", "https://x", headers={"x-ms-client-request-id": "mine"}), PipelineContext(None)
-    )
+    assert set(agents) == {policy.user_agent} and policy.user_agent.startswith(f"azai/{__version__} azsdk-python-core/")
+    assert request_headers_policy("azai").prefix != policy.prefix  # each client's policy draws its own
+    mine = {"x-ms-client-request-id": "mine", "User-Agent": "theirs"}
+    given = PipelineRequest(HttpRequest("GET", "https://x", headers=mine), PipelineContext(None))
     policy.on_request(given)
-    assert given.http_request.headers["x-ms-client-request-id"] == "mine"
+    assert dict(given.http_request.headers) == mine

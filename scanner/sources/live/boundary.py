@@ -89,6 +89,10 @@ class Boundary:
     def __init__(self, endpoint: str, limits: Limits | None = None, timeout: float | None = None) -> None:
         self.endpoint = endpoint
         self.origin = origin(endpoint)
+        # A URL that starts with this is on the endpoint's origin: its authority is the
+        # endpoint's, character for character. Others are compared part by part.
+        split = urlsplit(endpoint)
+        self.same_authority = f"{split.scheme}://{split.netloc}/"
         self.limits = limits or Limits()
         self.timeout = timeout
         self.deadline = time.monotonic() + timeout if timeout else None
@@ -122,7 +126,8 @@ class Boundary:
             return True
 
     def check_origin(self, url: str) -> None:
-        if origin(url) != self.origin:
+        """Refuses ``url`` unless it is on the endpoint's origin (scheme, host and port)."""
+        if not url.startswith(self.same_authority) and origin(url) != self.origin:
             host = urlsplit(url).netloc or url[:80]
             raise BoundaryError(f"refused a link to {self.redactor.text(host)}: the token goes only to {self.endpoint}")
 

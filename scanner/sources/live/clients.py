@@ -99,23 +99,27 @@ def endpoint_proxy(endpoint: str) -> str | None:
     return chosen
 
 
-def request_id_policy() -> Any:
-    """Sets ``x-ms-client-request-id`` on every request, as azure-core's RequestIdPolicy does,
-    from a random GUID prefix and a counter: one GUID per request, unique in and across scans,
-    for Azure support to trace a call by. RequestIdPolicy builds a time-based UUID per request,
-    2 % of a live scan's CPU. Each policy (one per client) draws its own prefix."""
-    return _request_id_class()()
+def request_headers_policy(user_agent: str) -> Any:
+    """Sets, on every request, the ``User-Agent`` (``user_agent``: azure-core's UserAgentPolicy
+    string, worked out once) and an ``x-ms-client-request-id``, as azure-core's RequestIdPolicy
+    does, from a random GUID prefix and a counter: one GUID per request, unique in and across
+    scans, for Azure support to trace a call by. A header the caller set is kept. One policy
+    for what the two did: RequestIdPolicy built a time-based UUID per request (2 % of a live
+    scan's CPU), and each policy in the pipeline costs its own calls on every request. Each
+    policy (one per client) draws its own prefix."""
+    return _request_headers_class()(user_agent)
 
 
 @functools.cache
-def _request_id_class() -> type:
+def _request_headers_class() -> type:
     import itertools
     import uuid
 
     from azure.core.pipeline.policies import SansIOHTTPPolicy
 
-    class SequentialRequestIds(SansIOHTTPPolicy[Any, Any]):
-        def __init__(self) -> None:
+    class RequestHeaders(SansIOHTTPPolicy[Any, Any]):
+        def __init__(self, user_agent: str) -> None:
+            self.user_agent = user_agent
             self.prefix = str(uuid.uuid4())[:24]  # "xxxxxxxx-xxxx-4xxx-yxxx-": the last 12 digits count
             self.next = itertools.count(1).__next__  # one C call, atomic under the GIL
 
@@ -123,8 +127,10 @@ def _request_id_class() -> type:
             headers = request.http_request.headers
             if "x-ms-client-request-id" not in headers:
                 headers["x-ms-client-request-id"] = f"{self.prefix}{self.next() % 16**12:012x}"
+            if "User-Agent" not in headers:
+                headers["User-Agent"] = self.user_agent
 
-    return SequentialRequestIds
+    return RequestHeaders
 
 
 class ClientFactory:
@@ -156,6 +162,11 @@ class ClientFactory:
         )
         bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("SSL_CERT_FILE") or None
         self.transport = arm_transport(self.boundary, limits or RateLimits(), bundle, endpoint_proxy(self.base_url))
+        from azure.core.pipeline.policies import UserAgentPolicy
+
+        from scanner import __version__
+
+        self.user_agent: str = UserAgentPolicy(user_agent=f"azai/{__version__}").user_agent
         # One client per service and subscription, built on first use and shared by the threads.
         self.clients: dict[tuple[str, str], Any] = {}
         self._raw: Any = None
@@ -171,25 +182,25 @@ class ClientFactory:
         """The SDK's default ARM pipeline minus ARMAutoResourceProviderRegistrationPolicy, with
         the boundary's retry policy, and its origin check just before authentication, where
         every attempt (a redirect, a retry, a next page) passes before the token is added.
-        Left out too, as they would do nothing but cost CPU on every request: the headers,
-        proxy and custom-hook policies (azai passes them nothing; the proxy is the transport's,
-        `endpoint_proxy`), network-trace logging (never enabled) and distributed tracing.
+        Left out, as they would do nothing but cost CPU on every request:
+        - the headers, proxy and custom-hook policies: azai passes them nothing, and the proxy
+          is the transport's (`endpoint_proxy`);
+        - HTTP and network-trace logging and distributed tracing: azai never turns them on
+          (its ``azure`` loggers log nothing below a warning);
+        - the sensitive-header cleanup, which drops the token when a redirect leaves the
+          domain: the origin check refuses any such request before the token is added.
+        User-Agent and request ids are set by one policy (`request_headers_policy`).
         ``decode`` keeps the content-decode policy, which only the typed SDK calls read."""
         from azure.core.pipeline import policies
-        from azure.mgmt.core.policies import ARMChallengeAuthenticationPolicy, ARMHttpLoggingPolicy
-
-        from scanner import __version__
+        from azure.mgmt.core.policies import ARMChallengeAuthenticationPolicy
 
         return [
-            request_id_policy(),
-            policies.UserAgentPolicy(user_agent=f"azai/{__version__}"),
+            request_headers_policy(self.user_agent),
             *([policies.ContentDecodePolicy()] if decode else []),
             policies.RedirectPolicy(),
             retry_policy(self.boundary, retry_total=4, retry_status=4, retry_backoff_max=20, timeout=600),
             endpoint_only_policy(self.boundary),
             ARMChallengeAuthenticationPolicy(self.credential, self.scope),
-            policies.SensitiveHeaderCleanupPolicy(),
-            ARMHttpLoggingPolicy(),
         ]
 
     def url(self, path: str, params: dict[str, str]) -> str:
