@@ -8,6 +8,7 @@ lives in the model so that the collector never imports the engine or a rule.
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -80,5 +81,11 @@ class LiveNeeds:
         return frozenset(subject.read for subject in self.subjects)
 
     def wants(self, read: LiveRead, resource_type: str, kind: object = None) -> bool:
-        """Whether ``read`` is to be made for a resource of this type and kind."""
-        return any(s.read is read and s.covers(resource_type, kind) for s in self.subjects)
+        """Whether ``read`` is to be made for a resource of this type and kind. A live scan asks
+        it several times for every resource; the answers are kept by type and kind."""
+        return _wants(self, read, resource_type.lower(), kind.lower() if isinstance(kind, str) else None)
+
+
+@functools.lru_cache(maxsize=4096)
+def _wants(needs: LiveNeeds, read: LiveRead, resource_type: str, kind: str | None) -> bool:
+    return any(s.read is read and s.covers(resource_type, kind) for s in needs.subjects)

@@ -40,7 +40,7 @@ from scanner.errors import InputError
 from scanner.model import azure_types as T
 from scanner.model import vmsizes
 from scanner.model.needs import LiveNeeds, LiveRead
-from scanner.model.resources import CoverageGap, Origin, Resource, parse_resource_id
+from scanner.model.resources import LIVE_KIND, CoverageGap, Origin, Resource, parse_resource_id
 from scanner.model.unknown import Unknown
 from scanner.model.utilization import LOOKBACK_DAYS
 from scanner.model.vmsizes import SizeCatalog
@@ -685,6 +685,10 @@ def _find(by_id: dict[str, Resource], resource_id: Any) -> Resource | None:
     return by_id.get(resource_id.lower()) if isinstance(resource_id, str) else None
 
 
+# Every resource read live comes from the same place: one Origin (frozen) serves them all.
+LIVE_ORIGIN = Origin(kind=LIVE_KIND, file=None)
+
+
 def _resource(body: dict[str, Any]) -> Resource:
     clean = {k: v for k, v in body.items() if k not in ("subscriptionId", "resourceGroup")}
     parsed = parse_resource_id(clean["id"])
@@ -693,5 +697,5 @@ def _resource(body: dict[str, Any]) -> Resource:
         type=parsed.resource_type or clean.get("type", ""),
         name=parsed.name_chain or clean.get("name", ""),
         body=clean,
-        origin=Origin(kind="live", file=None),
+        origin=LIVE_ORIGIN,
     )
