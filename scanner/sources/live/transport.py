@@ -55,6 +55,9 @@ POOL_SIZE = 64  # idle connections kept: the collector's 32 workers, and room fo
 # http.client's bounds on an answer's header block: the longest line, and the most lines.
 MAX_HEADER_LINE = 65536
 MAX_HEADER_LINES = 100
+# What surrounds a header value, besides the line's end: SP and HTAB only (RFC 9110 section
+# 5.5); bytes past ASCII, read as Latin-1, belong to the value even where Unicode calls them space.
+_BLANKS = " \t\r\n"
 
 
 class ReadOnlyViolation(RuntimeError):
@@ -139,7 +142,7 @@ def _header_lines(fp: Any) -> list[str]:
 def _content_length(value: str | None) -> int | None:
     """A body's length from its ``Content-Length`` (the same value repeated counts once, RFC 9110
     section 8.6); None when it gives none that can be used, so the body is read to the close."""
-    values = {part.strip() for part in (value or "").split(",")}
+    values = {part.strip(_BLANKS) for part in (value or "").split(",")}
     if len(values) != 1:
         return None
     try:
@@ -158,13 +161,13 @@ def _status_line(fp: Any) -> tuple[str, int, str]:
         raise http.client.LineTooLong("status line")
     if not line:
         raise http.client.RemoteDisconnected("Remote end closed connection without response")
-    version, _, rest = line.decode("iso-8859-1").strip().partition(" ")
+    version, _, rest = line.decode("iso-8859-1").strip(_BLANKS).partition(" ")
     code, _, reason = rest.partition(" ")
     if not version.startswith("HTTP/") or len(code) != 3 or not code.isdigit() or code < "100":
         raise http.client.BadStatusLine(repr(line))
     if not version.startswith("HTTP/1.") and version != "HTTP/0.9":
         raise http.client.UnknownProtocol(version)
-    return version, int(code), reason.strip()
+    return version, int(code), reason.strip(_BLANKS)
 
 
 @functools.cache
@@ -175,11 +178,12 @@ def _answer_class() -> type[http.client.HTTPResponse]:
         """http.client's answer, with its status line and header block read in one pass into
         ``fields``, the case-insensitive headers azure-core's responses carry. http.client
         hands the block to the email package's feed parser, a sixth of a live request's CPU.
-        A repeated header's values are joined with ", ", as urllib3 did; a folded line
-        (obsolete) continues the value before it; a line that is not ``name: value`` is passed
-        over. The body is http.client's to read, framed as it frames it: chunked, by its
-        length, or to the close, and the connection kept unless the answer closes it.
-        (``headers`` stays unset: ``fields`` holds them.)"""
+        Interim answers (1xx, 100 Continue and 103 Early Hints alike) are skipped. A repeated
+        header's values are joined with ", ", as urllib3 did; a folded line (obsolete)
+        continues the value before it; a line that is not ``name: value`` is passed over.
+        The body is http.client's to read, framed as it frames it: chunked, by its length, or
+        to the close, and the connection kept unless the answer closes it. (``headers`` stays
+        unset: ``fields`` holds them.)"""
 
         def __init__(
             self, sock: socket.socket, debuglevel: int = 0, method: str | None = None, url: str | None = None
@@ -190,7 +194,7 @@ def _answer_class() -> type[http.client.HTTPResponse]:
 
         def begin(self) -> None:
             version, status, reason = _status_line(self.fp)
-            while status == http.client.CONTINUE:  # interim answers: their headers are dropped
+            while 100 <= status < 200 and status != http.client.SWITCHING_PROTOCOLS:  # interim: dropped
                 _header_lines(self.fp)
                 version, status, reason = _status_line(self.fp)
             self.code = self.status = status
@@ -201,13 +205,13 @@ def _answer_class() -> type[http.client.HTTPResponse]:
             for line in _header_lines(self.fp):
                 if line[0] in " \t":
                     if name:
-                        fields[name] = f"{fields[name]} {line.strip()}"
+                        fields[name] = f"{fields[name]} {line.strip(_BLANKS)}"
                     continue
                 name, colon, value = line.partition(":")
-                if not colon or not name or name != name.strip():
+                if not colon or not name or name != name.strip(_BLANKS):
                     name = ""
                     continue
-                value = value.strip()
+                value = value.strip(_BLANKS)
                 fields[name] = f"{fields[name]}, {value}" if name in fields else value
             self.chunked = str(fields.get("Transfer-Encoding", "")).lower() == "chunked"
             self.chunk_left = None
