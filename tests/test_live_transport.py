@@ -303,6 +303,8 @@ def test_a_repeated_response_header_keeps_every_value(closing_server) -> None:  
             id="same-length-twice",
         ),
         pytest.param(b"HTTP/1.0 200 OK\r\nX-Azai: old\r\n", "X-Azai", "old", id="http-1.0"),
+        pytest.param(b"HTTP/1.1  200\tOK\r\nX-Azai: spaced\r\n", "X-Azai", "spaced", id="blanks-in-status-line"),
+        pytest.param(b"HTTP/1.1 200 OK\r\nX-Azai:\r\n folded\r\n", "X-Azai", "folded", id="fold-after-empty-value"),
     ],
 )
 def test_response_headers_are_read_as_http_1_1_frames_them(
@@ -319,7 +321,17 @@ def test_response_headers_are_read_as_http_1_1_frames_them(
     assert response.json() == {"value": []}
 
 
-@pytest.mark.parametrize("status", [b"HTTP/1.1 2OO OK", b"ICY 200 OK", b"HTTP/2 200", b""])
+@pytest.mark.parametrize(
+    "status",
+    [
+        b"HTTP/1.1 2OO OK",
+        b"HTTP/1.1 \xb200 OK",  # superscript two: a digit to str.isdigit, not to int()
+        b"ICY 200 OK",
+        b"HTTP/2 200",
+        pytest.param(b"HTTP/1.1 103 Early Hints\r\n\r\n" * 9 + b"HTTP/1.1 200 OK", id="nine-interim-answers"),
+        b"",
+    ],
+)
 def test_an_unreadable_status_line_is_a_broken_answer_that_is_retried(closing_server, status: bytes) -> None:  # type: ignore[no-untyped-def]
     """A status line that is not ``HTTP/1.x nnn reason`` (or none, from a server that closed the
     connection) fails the read as azure-core's `ServiceResponseError`, which it retries."""
@@ -334,6 +346,29 @@ def test_an_unreadable_status_line_is_a_broken_answer_that_is_retried(closing_se
         arm_collection(factory.raw(), url, factory.boundary.limits, lambda item: item)
     assert factory.boundary.retries >= 1
     assert server.requests == ["/subscriptions?api-version=2022-12-01"] * (1 + factory.boundary.retries)
+
+
+@pytest.mark.parametrize("status", [b"204 No Content", b"304 Not Modified"])
+def test_an_answer_without_a_body_is_not_read_for_chunks(closing_server, status: bytes) -> None:  # type: ignore[no-untyped-def]
+    """A 204 or 304 has no body (RFC 9110), even when its head says it is chunked: the answer
+    ends at its head, where reading chunks would fail on the closed connection."""
+    from azure.core.rest import HttpRequest
+
+    factory = _factory(closing_server(b"HTTP/1.1 " + status + b"\r\nTransfer-Encoding: chunked\r\n\r\n"))
+    response = factory.raw().send_request(HttpRequest("GET", factory.url("/subscriptions", {"api-version": "1"})))
+    assert response.status_code == int(status[:3]) and response.content == b""
+    assert factory.boundary.retries == 0
+
+
+@pytest.mark.parametrize("coding", [b"chunked, chunked", b"gzip, Chunked"])
+def test_the_last_transfer_coding_decides_whether_a_body_is_chunked(closing_server, coding: bytes) -> None:  # type: ignore[no-untyped-def]
+    """RFC 9112 section 6.3: a body whose last transfer coding is chunked is read as chunks."""
+    from azure.core.rest import HttpRequest
+
+    head = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: " + coding + b"\r\n\r\n"
+    factory = _factory(closing_server(head + b"2\r\n{}\r\n0\r\n\r\n"))
+    response = factory.raw().send_request(HttpRequest("GET", factory.url("/subscriptions", {"api-version": "1"})))
+    assert response.status_code == 200 and response.content == b"{}"
 
 
 def test_no_proxy_covering_the_endpoint_bypasses_the_proxy(serve, proxy, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -86,6 +86,6 @@ class LiveNeeds:
         return _wants(self, read, resource_type.lower(), kind.lower() if isinstance(kind, str) else None)
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=4096, typed=True)  # typed: a LiveRead is a str too
 def _wants(needs: LiveNeeds, read: LiveRead, resource_type: str, kind: str | None) -> bool:
     return any(s.read is read and s.covers(resource_type, kind) for s in needs.subjects)

@@ -179,8 +179,9 @@ class ClientFactory:
         return self.boundary.requests
 
     def _policies(self, decode: bool = True) -> list[Any]:
-        """The SDK's default ARM pipeline minus ARMAutoResourceProviderRegistrationPolicy, with
-        the boundary's retry policy, and its origin check just before authentication, where
+        """The policies of the SDK's default ARM pipeline that act on a scan's reads, with the
+        boundary's retry policy (ARMAutoResourceProviderRegistrationPolicy, which writes, is
+        left out), and its origin check just before authentication, where
         every attempt (a redirect, a retry, a next page) passes before the token is added.
         Left out, as they would do nothing but cost CPU on every request:
         - the headers, proxy and custom-hook policies: azai passes them nothing, and the proxy

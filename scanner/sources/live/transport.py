@@ -55,6 +55,9 @@ POOL_SIZE = 64  # idle connections kept: the collector's 32 workers, and room fo
 # http.client's bounds on an answer's header block: the longest line, and the most lines.
 MAX_HEADER_LINE = 65536
 MAX_HEADER_LINES = 100
+# Interim (1xx) answers skipped before the final one: a server that sends more is refused, not
+# waited on, since each resets the read timeout.
+MAX_INTERIM_ANSWERS = 8
 # What surrounds a header value, besides the line's end: SP and HTAB only (RFC 9110 section
 # 5.5); bytes past ASCII, read as Latin-1, belong to the value even where Unicode calls them space.
 _BLANKS = " \t\r\n"
@@ -155,15 +158,15 @@ def _content_length(value: str | None) -> int | None:
 def _status_line(fp: Any) -> tuple[str, int, str]:
     """The version, status and reason of an answer's status line, refused as http.client
     refuses it: no line at all is a `http.client.RemoteDisconnected` (a kept-alive connection
-    the server closed), a line that is not ``HTTP/x nnn reason`` a `http.client.BadStatusLine`."""
+    the server closed), a line that is not ``HTTP/x nnn reason`` (its parts apart by blanks, the
+    code three ASCII digits) a `http.client.BadStatusLine`."""
     line = fp.readline(MAX_HEADER_LINE + 1)
     if len(line) > MAX_HEADER_LINE:
         raise http.client.LineTooLong("status line")
     if not line:
         raise http.client.RemoteDisconnected("Remote end closed connection without response")
-    version, _, rest = line.decode("iso-8859-1").strip(_BLANKS).partition(" ")
-    code, _, reason = rest.partition(" ")
-    if not version.startswith("HTTP/") or len(code) != 3 or not code.isdigit() or code < "100":
+    version, code, reason = (*line.decode("iso-8859-1").split(None, 2), "", "")[:3]  # as http.client splits it
+    if not version.startswith("HTTP/") or len(code) != 3 or not code.isascii() or not code.isdigit() or code < "100":
         raise http.client.BadStatusLine(repr(line))
     if not version.startswith("HTTP/1.") and version != "HTTP/0.9":
         raise http.client.UnknownProtocol(version)
@@ -178,11 +181,13 @@ def _answer_class() -> type[http.client.HTTPResponse]:
         """http.client's answer, with its status line and header block read in one pass into
         ``fields``, the case-insensitive headers azure-core's responses carry. http.client
         hands the block to the email package's feed parser, a sixth of a live request's CPU.
-        Interim answers (1xx, 100 Continue and 103 Early Hints alike) are skipped. A repeated
+        Interim answers (1xx but 101: 100 Continue and 103 Early Hints alike) are skipped, up
+        to `MAX_INTERIM_ANSWERS`. A repeated
         header's values are joined with ", ", as urllib3 did; a folded line (obsolete)
         continues the value before it; a line that is not ``name: value`` is passed over.
-        The body is http.client's to read, framed as it frames it: chunked, by its length, or
-        to the close, and the connection kept unless the answer closes it. (``headers`` stays
+        The body is http.client's to read, framed as RFC 9112 says: chunked when the last
+        transfer coding is, else by its length, else to the close (a 204, 304 or HEAD answer
+        has none), and the connection kept unless the answer closes it. (``headers`` stays
         unset: ``fields`` holds them.)"""
 
         def __init__(
@@ -194,9 +199,13 @@ def _answer_class() -> type[http.client.HTTPResponse]:
 
         def begin(self) -> None:
             version, status, reason = _status_line(self.fp)
-            while 100 <= status < 200 and status != http.client.SWITCHING_PROTOCOLS:  # interim: dropped
-                _header_lines(self.fp)
+            for _ in range(MAX_INTERIM_ANSWERS + 1):
+                if not 100 <= status < 200 or status == http.client.SWITCHING_PROTOCOLS:
+                    break
+                _header_lines(self.fp)  # an interim answer: dropped
                 version, status, reason = _status_line(self.fp)
+            else:
+                raise http.client.HTTPException(f"more than {MAX_INTERIM_ANSWERS} interim answers")
             self.code = self.status = status
             self.reason = reason
             self.version = 10 if version in ("HTTP/1.0", "HTTP/0.9") else 11
@@ -205,7 +214,7 @@ def _answer_class() -> type[http.client.HTTPResponse]:
             for line in _header_lines(self.fp):
                 if line[0] in " \t":
                     if name:
-                        fields[name] = f"{fields[name]} {line.strip(_BLANKS)}"
+                        fields[name] = f"{fields[name]} {line.strip(_BLANKS)}".lstrip(" ")
                     continue
                 name, colon, value = line.partition(":")
                 if not colon or not name or name != name.strip(_BLANKS):
@@ -213,12 +222,13 @@ def _answer_class() -> type[http.client.HTTPResponse]:
                     continue
                 value = value.strip(_BLANKS)
                 fields[name] = f"{fields[name]}, {value}" if name in fields else value
-            self.chunked = str(fields.get("Transfer-Encoding", "")).lower() == "chunked"
+            codings = str(fields.get("Transfer-Encoding", "")).split(",")
+            self.chunked = codings[-1].strip(_BLANKS).lower() == "chunked"  # the last coding frames it
             self.chunk_left = None
             self.will_close = _closes(self.version, fields)
             self.length = None if self.chunked else _content_length(fields.get("Content-Length"))
             if status in (http.client.NO_CONTENT, http.client.NOT_MODIFIED) or status < 200 or self.head:
-                self.length = 0
+                self.length, self.chunked = 0, False  # no body, whatever its head says
             if self.length is None and not self.chunked:
                 self.will_close = True  # a body with neither a length nor chunks ends with the connection
 
