@@ -371,6 +371,39 @@ def test_the_last_transfer_coding_decides_whether_a_body_is_chunked(closing_serv
     assert response.status_code == 200 and response.content == b"{}"
 
 
+def test_a_header_with_a_line_break_is_refused_before_anything_is_sent(closing_server, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A request header that would end the head early (here azure-core's User-Agent suffix from
+    the environment) is never written: no header can be smuggled into a request."""
+    from azure.core.exceptions import ServiceRequestError
+
+    from scanner.sources.live.collect import arm_collection
+
+    monkeypatch.setenv("AZURE_HTTP_USER_AGENT", "ok\r\nX-Smuggled: 1")
+    server = closing_server()
+    factory = _factory(server)
+    url = factory.url("/subscriptions", {"api-version": "2022-12-01"})
+    with pytest.raises(ServiceRequestError, match="line break"):
+        arm_collection(factory.raw(), url, factory.boundary.limits, lambda item: item)
+    assert server.requests == []
+
+
+def test_a_resource_graph_query_is_sent_with_its_length(serve) -> None:  # type: ignore[no-untyped-def]
+    """The one request with a body: a POST whose Content-Length is its UTF-8 JSON's, which the
+    emulator reads whole (a query naming a non-ASCII tag value included)."""
+    from azure.core.rest import HttpRequest
+
+    from scanner.sources.live.transport import GRAPH_QUERY_PATH
+
+    emulator = serve(generate_estate(2, 5))
+    factory = ClientFactory(arm_endpoint=emulator.endpoint)
+    body = {"query": "resources | where tags['owner'] == 'é' | project id", "subscriptions": []}
+    url = factory.url(GRAPH_QUERY_PATH, {"api-version": "2021-03-01"})
+    response = factory.raw().send_request(HttpRequest("POST", url, json=body), retry_on_methods=["POST"])
+    assert response.status_code == 200 and response.json()["data"] == []
+    assert [(r.method, r.path) for r in emulator.log[-1:]] == [("POST", GRAPH_QUERY_PATH)]
+    factory.close()
+
+
 def test_no_proxy_covering_the_endpoint_bypasses_the_proxy(serve, proxy, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     emulator = serve(generate_estate(3, 20))
     monkeypatch.setenv("HTTPS_PROXY", proxy.url)
