@@ -413,75 +413,45 @@ def test_an_http10_answer_with_keep_alive_and_a_length_keeps_its_connection(wire
 # -- 6. answers without a body ------------------------------------------------------------------
 
 
-def test_a_204_ends_at_its_head_while_the_server_keeps_the_connection_open(wire: Start) -> None:
+@pytest.mark.parametrize(
+    ("method", "head", "status", "field"),
+    [
+        # a 204 while the server keeps the connection open: a client waiting for a body would hang
+        pytest.param(
+            "GET", ("HTTP/1.1 204 No Content", "X-Ms-Request-Id: r-204"), 204, ("x-ms-request-id", "r-204"), id="204"
+        ),
+        # RFC 9110 section 8.6: a 304's Content-Length is the selected representation's, not a body
+        pytest.param(
+            "GET", ("HTTP/1.1 304 Not Modified", 'ETag: "v1"', "Content-Length: 4096"), 304, ("etag", '"v1"'), id="304"
+        ),
+        # RFC 9112 section 6.3 rule 1: an answer to HEAD never has content, whatever its fields say
+        pytest.param(
+            "HEAD",
+            ("HTTP/1.1 200 OK", "Content-Type: application/json", "Content-Length: 4096"),
+            200,
+            ("Content-Length", "4096"),
+            id="head",
+        ),
+        pytest.param("GET", ("HTTP/1.1 200 OK", "Content-Length: 0"), 200, ("content-length", "0"), id="zero-length"),
+    ],
+)
+def test_an_answer_without_content_ends_at_its_head_while_the_server_keeps_the_connection_open(
+    wire: Start, method: str, head: tuple[str, ...], status: int, field: tuple[str, str]
+) -> None:
     def script(request: Received, connection: Wire) -> bool:
-        if request.path.endswith("/gone"):
-            connection.send(lines("HTTP/1.1 204 No Content", "X-Ms-Request-Id: r-204"))
+        if request.path.endswith("/probe"):
+            connection.send(lines(*head))
         else:
             connection.send(sized("HTTP/1.1 200 OK", page(groups(1, "after"))))
-        return True  # the connection stays open: a client waiting for a body would hang
+        return True  # the connection stays open
 
     server, factory = wire(script)
-    response = guarded(factory, "/subscriptions/gone")
-    assert (response.status_code, response.content) == (204, b"")
-    assert response.headers["x-ms-request-id"] == "r-204"
+    response = guarded(factory, "/subscriptions/probe", method=method)
+    assert (response.status_code, response.content) == (status, b"")
+    assert response.headers[field[0]] == field[1]
 
     assert listed(factory, "/subscriptions/s/resourceGroups") == groups(1, "after")
-    assert connections_of(server.received) == [1, 1]
-    assert factory.boundary.retries == 0
-
-
-def test_a_304_ends_at_its_head_even_with_a_content_length(wire: Start) -> None:
-    def script(request: Received, connection: Wire) -> bool:
-        if request.path.endswith("/same"):
-            # RFC 9110 §8.6: a 304's Content-Length is the selected representation's, not a body
-            connection.send(lines("HTTP/1.1 304 Not Modified", 'ETag: "v1"', "Content-Length: 4096"))
-        else:
-            connection.send(sized("HTTP/1.1 200 OK", page(groups(1, "after"))))
-        return True
-
-    server, factory = wire(script)
-    response = guarded(factory, "/subscriptions/same")
-    assert (response.status_code, response.content) == (304, b"")
-    assert response.headers["etag"] == '"v1"'
-
-    assert listed(factory, "/subscriptions/s/resourceGroups") == groups(1, "after")
-    assert connections_of(server.received) == [1, 1]
-    assert factory.boundary.retries == 0
-
-
-def test_an_answer_to_head_ends_at_its_head_even_with_a_content_length(wire: Start) -> None:
-    def script(request: Received, connection: Wire) -> bool:
-        if request.method == "HEAD":
-            # RFC 9112 §6.3 rule 1: an answer to HEAD never has content, whatever its fields say
-            connection.send(lines("HTTP/1.1 200 OK", "Content-Type: application/json", "Content-Length: 4096"))
-        else:
-            connection.send(sized("HTTP/1.1 200 OK", page(groups(1, "after"))))
-        return True
-
-    server, factory = wire(script)
-    response = guarded(factory, "/subscriptions/probe", method="HEAD")
-    assert (response.status_code, response.content) == (200, b"")
-    assert response.headers["Content-Length"] == "4096"
-
-    assert listed(factory, "/subscriptions/s/resourceGroups") == groups(1, "after")
-    assert [(r.method, r.connection) for r in server.received] == [("HEAD", 1), ("GET", 1)]
-    assert factory.boundary.retries == 0
-
-
-def test_a_zero_length_200_ends_at_its_head_while_the_server_keeps_the_connection_open(wire: Start) -> None:
-    def script(request: Received, connection: Wire) -> bool:
-        if request.path.endswith("/empty"):
-            connection.send(lines("HTTP/1.1 200 OK", "Content-Length: 0"))
-        else:
-            connection.send(sized("HTTP/1.1 200 OK", page(groups(1, "after"))))
-        return True
-
-    server, factory = wire(script)
-    response = guarded(factory, "/subscriptions/empty")
-    assert (response.status_code, response.content) == (200, b"")
-    assert listed(factory, "/subscriptions/s/resourceGroups") == groups(1, "after")
-    assert connections_of(server.received) == [1, 1]
+    assert [(r.method, r.connection) for r in server.received] == [(method, 1), ("GET", 1)]
     assert factory.boundary.retries == 0
 
 
