@@ -173,7 +173,7 @@ def _request_head(method: str, target: str, host: str, headers: Mapping[str, str
     ``Accept-Encoding: identity`` unless given, a ``Content-Length`` for a body), in one buffer:
     http.client's putrequest and putheader machinery was a twentieth of a request's CPU. A
     field that would break the head (a line break, a character Latin-1 cannot carry) is a
-    ValueError, before anything is sent."""
+    ValueError."""
     given = {name.lower() for name in headers}
     fields = [f"{method} {target} HTTP/1.1"]
     if "host" not in given:
@@ -351,12 +351,13 @@ def _transport_class() -> type:
             if method not in ("GET", "HEAD") and not (method == "POST" and path.endswith(GRAPH_PATH)):
                 raise ReadOnlyViolation(f"refused {method} {url}: azai scans are read-only")
             self.boundary.check_origin(url)  # the policy's check, again where bytes leave
+            message = self._message(request, parts)
             self.limits.bucket(path).acquire()
             connect, read = self._timeouts(kwargs)
             self.boundary.sent()
             connection = self._connection(connect)
             try:
-                answer, content = self._exchange(connection, request, parts, read)
+                answer, content = self._exchange(connection, message, method, read)
             except BaseException:
                 connection.close()  # unread or broken: never reused
                 raise
@@ -413,27 +414,36 @@ def _transport_class() -> type:
                     return
             connection.close()
 
-        def _exchange(
-            self, connection: http.client.HTTPConnection, request: Any, parts: SplitResult, timeout: float
-        ) -> tuple[Any, bytes]:
-            """Send ``request`` (its URL split into ``parts`` by `send`) and read its answer whole,
-            failures mapped to azure-core's errors."""
-            connection.sock.settimeout(timeout)
+        def _message(self, request: Any, parts: SplitResult) -> bytes:
+            """``request`` as it goes on the wire (its URL split into ``parts`` by `send`): its
+            head, and its body, Resource Graph's query, JSON text sent as UTF-8 as urllib3 sent
+            it. A head that cannot be written is refused before any connection is taken, as a
+            `BoundaryError` (a coverage gap, not retried: it would be refused again)."""
             target = quote(parts.path or "/", safe=_SAFE)
             if parts.query:
                 target += "?" + quote(parts.query, safe=_SAFE)
-            body = request.content  # Resource Graph's query: JSON text, which urllib3 sent as UTF-8
+            body = request.content
             if isinstance(body, str):
                 body = body.encode("utf-8")
             try:
                 head = _request_head(request.method, target, self.host_field, request.headers, body)
-                connection.sock.sendall(head + body if body else head)
+            except ValueError as exc:
+                raise BoundaryError(f"refused to send a request: {exc}") from None
+            return head + body if body else head
+
+        def _exchange(
+            self, connection: http.client.HTTPConnection, message: bytes, method: str, timeout: float
+        ) -> tuple[Any, bytes]:
+            """Send ``message`` and read its answer whole, failures mapped to azure-core's errors."""
+            connection.sock.settimeout(timeout)
+            try:
+                connection.sock.sendall(message)
             except TimeoutError as exc:
                 raise ServiceRequestTimeoutError(f"Write timed out. (timeout={timeout})", error=exc) from exc
-            except (OSError, ValueError) as exc:  # ValueError: a head that cannot be written
+            except OSError as exc:
                 raise ServiceRequestError(f"the request could not be sent: {exc}", error=exc) from exc
             try:
-                answer = _answer_class()(connection.sock, method=request.method)
+                answer = _answer_class()(connection.sock, method=method)
                 answer.begin()
                 return answer, self._read(answer)
             except TimeoutError as exc:
