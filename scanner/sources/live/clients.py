@@ -180,9 +180,9 @@ class ClientFactory:
 
     def _policies(self, decode: bool = True) -> list[Any]:
         """The policies of the SDK's default ARM pipeline that act on a scan's reads, with the
-        boundary's retry policy (ARMAutoResourceProviderRegistrationPolicy, which writes, is
-        left out), and its origin check just before authentication, where
-        every attempt (a redirect, a retry, a next page) passes before the token is added.
+        boundary's retry policy, and its origin check just before authentication, where every
+        attempt (a redirect, a retry, a next page) passes before the token is added.
+        ARMAutoResourceProviderRegistrationPolicy, which writes, is left out.
         Left out, as they would do nothing but cost CPU on every request:
         - the headers, proxy and custom-hook policies: azai passes them nothing, and the proxy
           is the transport's (`endpoint_proxy`);

@@ -216,9 +216,9 @@ def _answer_class() -> type[http.client.HTTPResponse]:
         ``fields``, the case-insensitive headers azure-core's responses carry. http.client
         hands the block to the email package's feed parser, a sixth of a live request's CPU.
         Interim answers (1xx but 101: 100 Continue and 103 Early Hints alike) are skipped, up
-        to `MAX_INTERIM_ANSWERS`. A repeated
-        header's values are joined with ", ", as urllib3 did; a folded line (obsolete)
-        continues the value before it; a line that is not ``name: value`` is passed over.
+        to `MAX_INTERIM_ANSWERS`. A repeated header's values are joined with ", ", as urllib3
+        did; a folded line (obsolete) continues the value before it; a line that is not
+        ``name: value`` is passed over.
         The body is http.client's to read, framed as RFC 9112 says: chunked when the last
         transfer coding is, else by its length, else to the close (a 204, 304 or HEAD answer
         has none), and the connection kept unless the answer closes it. (``headers`` stays
@@ -228,7 +228,7 @@ def _answer_class() -> type[http.client.HTTPResponse]:
             self, sock: socket.socket, debuglevel: int = 0, method: str | None = None, url: str | None = None
         ) -> None:
             super().__init__(sock, debuglevel, method, url)
-            self.head = method == "HEAD"
+            self.for_head = method == "HEAD"  # an answer to HEAD has no body
             self.fields: Any = None
 
         def begin(self) -> None:
@@ -261,7 +261,7 @@ def _answer_class() -> type[http.client.HTTPResponse]:
             self.chunk_left = None
             self.will_close = _closes(self.version, fields)
             self.length = None if self.chunked else _content_length(fields.get("Content-Length"))
-            if status in (http.client.NO_CONTENT, http.client.NOT_MODIFIED) or status < 200 or self.head:
+            if status in (http.client.NO_CONTENT, http.client.NOT_MODIFIED) or status < 200 or self.for_head:
                 self.length, self.chunked = 0, False  # no body, whatever its head says
             if self.length is None and not self.chunked:
                 self.will_close = True  # a body with neither a length nor chunks ends with the connection
