@@ -401,7 +401,6 @@ def _transport_class() -> type:
         def _connect(self, timeout: float) -> http.client.HTTPConnection:
             host, port = (self.proxy[0], self.proxy[1]) if self.proxy else (self.host, self.port)
             connection = http.client.HTTPSConnection(host, port, timeout=timeout, context=self.tls)
-            connection.response_class = _answer_class()
             if self.proxy:
                 connection.set_tunnel(self.host, self.port, headers=self.proxy[2])
             connection.connect()  # which turns Nagle's algorithm off, as urllib3 did
