@@ -209,7 +209,7 @@ def _violation(resource: Resource, message: str, path: str, observed: object, ex
 
 def _kind(resource: Resource) -> str:
     kind = resource.body.get("kind")
-    return f"{kind} " if isinstance(kind, str) else "Cognitive Services "
+    return kind if isinstance(kind, str) else "Cognitive Services"
 
 
 def _serves_models(app: Resource, ctx: CheckContext) -> bool:

@@ -50,6 +50,8 @@ def test_rule_fails_and_passes_exactly_the_expected_resources(rule_id: str, form
     for name, paths in expected.get("paths", {}).items():
         found = sorted(f.violation.path for f in result.findings if f.check.id == rule_id and f.resource.name == name)
         assert found == paths, name
+    for message in {f.violation.message for f in result.findings if f.check.id == rule_id}:
+        assert "  " not in message and message == message.strip(), message  # read as a sentence
 
 
 def test_every_rule_with_iac_sources_has_fixtures_in_all_four_forms() -> None:
