@@ -74,6 +74,8 @@ def json_text(text: str) -> str:
     """JSON written with ``ensure_ascii=False``, with the characters above as ``\\u`` escapes: the
     same value once parsed, but encodable as UTF-8 (a JSON input may carry a lone surrogate as
     ``\\ud800``) and one physical line per line of the document."""
+    if text.isascii():  # a flag CPython keeps on every string: most reports end here, unscanned
+        return text
     return _JSON_RAW.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
