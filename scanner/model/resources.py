@@ -10,6 +10,7 @@ pools) from ids, so checks never need to know which source they are reading.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
@@ -43,8 +44,12 @@ class ParsedId:
     name_chain: str | None
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_resource_id(resource_id: str) -> ParsedId:
-    """Split ``/subscriptions/s/resourceGroups/g/providers/NS/t1/n1/t2/n2`` into its parts."""
+    """Split ``/subscriptions/s/resourceGroups/g/providers/NS/t1/n1/t2/n2`` into its parts.
+
+    Kept for the ids most recently asked: readers, the inventory's index and the cost summary
+    each parse a resource's id, one soon after another (a frozen result is safe to share)."""
     parts = [p for p in resource_id.split("/") if p]
     lowered = [p.lower() for p in parts]
     subscription = (
@@ -209,18 +214,12 @@ def _may_be_project(workspace: Resource) -> bool:
     return isinstance(kind, Unknown) or (isinstance(kind, str) and kind.lower() == "project")
 
 
-def _lookup(container: Any, key: str) -> Any:
-    if isinstance(container, dict):
-        if key in container:
-            return container[key]
-        lowered = key.lower()
-        for k, v in container.items():
-            if k.lower() == lowered:
-                return v
-        return None
-    if isinstance(container, list) and key.isdigit():
-        index = int(key)
-        return container[index] if index < len(container) else None
+def _member(container: dict[str, Any], key: str) -> Any:
+    """A member whose key is spelt otherwise: ARM property names are case-insensitive."""
+    lowered = key.lower()
+    for k, v in container.items():
+        if k.lower() == lowered:
+            return v
     return None
 
 
@@ -228,13 +227,20 @@ def get_path(body: Any, path: str) -> Any:
     """Read ``a.b.0.c`` from a JSON-like value, case-insensitively; None when absent.
 
     Reading through an `Unknown` yields that Unknown, labelled with the full path, so a
-    check learns *which* deciding property nobody knows.
+    check learns *which* deciding property nobody knows. Checks read properties this way
+    several times per resource, so each step is written out here, not in a function.
     """
     value = body
     for key in path.split("."):
-        if isinstance(value, Unknown):
+        if isinstance(value, dict):
+            value = value[key] if key in value else _member(value, key)
+        elif isinstance(value, list) and key.isdigit():
+            index = int(key)
+            value = value[index] if index < len(value) else None
+        elif isinstance(value, Unknown):
             return value.at(path)
-        value = _lookup(value, key)
+        else:
+            return None
         if value is None:
             return None
     return value.at(path) if isinstance(value, Unknown) else value

@@ -68,6 +68,9 @@ def read(values: Any, path: str) -> Any:
     Returns `MISSING` for an absent or null attribute, which Terraform means as "not set";
     an `Unknown` anywhere on the way is returned as it is.
     """
+    if type(values) is dict and "." not in path:  # a top-level attribute: most reads, by far
+        current = values.get(path)
+        return MISSING if current is None else current
     current = values
     for key in path.split("."):
         if isinstance(current, Unknown):
