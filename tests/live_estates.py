@@ -19,7 +19,7 @@ from scanner.engine.results import Finding
 from scanner.model.resources import parse_resource_id
 from scanner.model.retirements import RetirementTable
 from scanner.pipeline.scan import ScanRequest, ScanResult, run_scan
-from scanner.sources.live.collect import LiveScope
+from scanner.sources.live.scope import LiveScope
 from tests.conftest import FIXTURE_DATE
 
 SCANNED = {"Create", "Modify", "NoChange", "Deploy"}

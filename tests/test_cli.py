@@ -29,6 +29,21 @@ def test_version_imports_no_azure_sdk_and_no_rules() -> None:
     assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
+def test_a_scan_of_files_imports_no_live_reader(tmp_path: Path) -> None:
+    """The SDK clients, the transport and TLS are a live scan's; a plan scan starts without them."""
+    code = (
+        "import sys\n"
+        "from scanner.cli.commands import main\n"
+        f"try:\n    main(['scan', '--fail-on', 'none', '--format', 'json', '-o', 'x.json', {DEMO_PLAN!r}])\n"
+        "except SystemExit:\n    pass\n"
+        "live = ('scanner.sources.live.collect', 'scanner.sources.live.clients', 'scanner.sources.live.transport')\n"
+        "print(repr([m for m in sys.modules if m in live or m.startswith(('azure', 'ssl'))]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=True)
+    assert json.loads((tmp_path / "x.json").read_text())["findings"]
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
 def test_exit_codes_follow_the_gate() -> None:
     assert run_cli("scan", DEMO_PLAN).returncode == 1  # a critical finding, default gate high
     assert run_cli("scan", "--fail-on", "critical", DEMO_PLAN).returncode == 1

@@ -16,7 +16,7 @@ from scanner.model.price_sources import KARPENTER_SOURCE
 from scanner.model.pricing import PriceBook
 from scanner.model.unknown import Unknown
 from scanner.pipeline.scan import ScanRequest, run_scan
-from scanner.sources.live.collect import LiveScope
+from scanner.sources.live.scope import LiveScope
 from tests.conftest import FIXTURES, ROOT, run_cli, scan
 
 SUB = "00000000-0000-0000-0000-0000000000c5"

@@ -18,7 +18,7 @@ from scanner.emulator.estate import Estate, demo_estate_path
 from scanner.emulator.server import Emulator
 from scanner.engine.results import ScanResult
 from scanner.pipeline.scan import ScanRequest, run_scan
-from scanner.sources.live.collect import LiveScope
+from scanner.sources.live.scope import LiveScope
 from tests.conftest import FIXTURES, ROOT, run_cli
 from tests.drift_estates import base_estate, current_estate
 

@@ -20,7 +20,7 @@ from scanner.emulator.server import Emulator
 from scanner.engine.results import ScanResult
 from scanner.pipeline.drift import DriftRequest, run_drift
 from scanner.pipeline.scan import ScanRequest, run_scan
-from scanner.sources.live.collect import LiveScope
+from scanner.sources.live.scope import LiveScope
 from tests.conftest import FIXTURES
 
 ESTATE = FIXTURES / "drift"

@@ -15,7 +15,7 @@ from urllib.parse import parse_qs
 from scanner.emulator.estate import Estate
 from scanner.emulator.server import Emulator
 from scanner.pipeline.scan import ScanRequest, ScanResult, run_scan
-from scanner.sources.live.collect import LiveScope
+from scanner.sources.live.scope import LiveScope
 from tests.live_estates import model_account, model_deployment, rule_outcomes
 
 SUB = "00000000-0000-0000-0000-0000000000d6"

@@ -18,7 +18,7 @@ from scanner.emulator.hostile import Answer
 from scanner.emulator.server import Emulator, Faults
 from scanner.engine.results import ScanResult
 from scanner.pipeline.scan import ScanRequest, run_scan
-from scanner.sources.live.collect import LiveScope
+from scanner.sources.live.scope import LiveScope
 from tests.conftest import FIXTURES, ROOT, run_cli, scan
 from tests.live_estates import estate_from_whatif, live_scan
 

@@ -21,8 +21,9 @@ from scanner.model.resources import CoverageGap
 from scanner.pipeline.scan import ScanRequest, run_scan
 from scanner.sources.live.boundary import Limits, retry_after
 from scanner.sources.live.clients import ClientFactory
-from scanner.sources.live.collect import LiveInventory, LiveScope, Progress, collect_live
+from scanner.sources.live.collect import LiveInventory, Progress, collect_live
 from scanner.sources.live.redaction import Redactor
+from scanner.sources.live.scope import LiveScope
 from tests.conftest import run_cli
 
 SUB = "/subscriptions/00000000-0000-0000-0000-0000000000a1/resourceGroups/rg-ai/providers"

@@ -24,8 +24,9 @@ from azure.core.credentials import AccessTokenInfo
 from scanner.emulator.estate import generate_estate
 from scanner.engine.registry import every_live_read, load_checks
 from scanner.sources.live.clients import ClientFactory
-from scanner.sources.live.collect import LiveScope, Progress, collect_live
+from scanner.sources.live.collect import Progress, collect_live
 from scanner.sources.live.redaction import TOKEN_REFRESH_MARGIN, RecordingCredential, Redactor
+from scanner.sources.live.scope import LiveScope
 from tests.conftest import run_cli
 from tests.test_live import live_scan
 

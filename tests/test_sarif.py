@@ -20,7 +20,7 @@ from scanner.engine.registry import load_checks
 from scanner.engine.results import ScanResult
 from scanner.pipeline.drift import DriftRequest, run_drift
 from scanner.pipeline.scan import ScanRequest, run_scan
-from scanner.sources.live.collect import LiveScope
+from scanner.sources.live.scope import LiveScope
 from tests import sarif_checks
 from tests.conftest import CORPUS, FIXTURES, ROOT, run_cli, scan
 

@@ -18,7 +18,7 @@ from scanner.engine.registry import load_checks
 from scanner.engine.results import ScanResult
 from scanner.model.needs import LiveRead
 from scanner.pipeline.scan import ScanRequest, run_scan
-from scanner.sources.live.collect import LiveScope
+from scanner.sources.live.scope import LiveScope
 from tests.conftest import FIXTURES, run_cli
 
 Outcome = tuple[set[tuple[str, str, str]], set[tuple[str, str]]]

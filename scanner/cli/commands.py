@@ -446,7 +446,7 @@ def demo(
     from scanner.emulator.estate import Estate, demo_estate_path
     from scanner.emulator.server import Emulator
     from scanner.pipeline.scan import ScanRequest, run_scan
-    from scanner.sources.live.collect import LiveScope
+    from scanner.sources.live.scope import LiveScope
 
     targets = pair_outputs(formats, outputs)
     with Emulator(Estate.load(demo_estate_path(variant))) as server, _environment(server.environment()):

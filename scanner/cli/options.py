@@ -197,7 +197,7 @@ def policy_options(default_gate: str, gate_meaning: str) -> Decorator:
 
 def request_fields(given: dict[str, Any]) -> dict[str, Any]:
     """The shared options as ``RunRequest`` fields: the live scope gathered into one value."""
-    from scanner.sources.live.collect import LiveScope
+    from scanner.sources.live.scope import LiveScope
 
     fields = dict(given)
     fields["live"] = LiveScope(

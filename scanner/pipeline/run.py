@@ -11,7 +11,7 @@ import datetime as dt
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scanner.engine.checkapi import Check
 from scanner.engine.registry import every_live_read, load_checks
@@ -24,7 +24,10 @@ from scanner.policy.config import Config, load_config, select_checks
 from scanner.policy.options import parse_fail_on, parse_rule_options
 from scanner.policy.suppressions import apply_suppressions, override_severity
 from scanner.sources.arm.parameters import ParameterFile, TemplateOptions, read_parameters
-from scanner.sources.live.collect import LiveInventory, LiveScope
+from scanner.sources.live.scope import LiveScope
+
+if TYPE_CHECKING:  # a scan of files never imports the live reader
+    from scanner.sources.live.collect import LiveInventory
 
 RUN_DATE_VARIABLE = "AZAI_RUN_DATE"
 

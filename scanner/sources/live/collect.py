@@ -48,6 +48,7 @@ from scanner.sources.live import shapes
 from scanner.sources.live.boundary import BoundaryError, Limits, PageTrail, ScanTimeout, every_item
 from scanner.sources.live.clients import GRAPH_API, ClientFactory
 from scanner.sources.live.metrics import LiveUtilization, collect_utilization
+from scanner.sources.live.scope import LiveScope
 from scanner.sources.live.transport import GRAPH_QUERY_PATH
 
 # The types Resource Graph holds in full that the collector knows: what it discovers for a rule
@@ -139,17 +140,6 @@ LISTED_UNDER = {
 # Types that are neither in Resource Graph nor listed: `LiveRead`s bring them.
 READ_TYPES = ENVIRONMENT_TYPES | {read.value.lower() for read in LiveRead}
 KNOWN_TYPES = frozenset(t.lower() for t in GRAPH_TYPES) | frozenset(LISTED_UNDER)
-
-
-@dataclass
-class LiveScope:
-    subscriptions: list[str] = field(default_factory=list)
-    management_groups: list[str] = field(default_factory=list)
-    all_subscriptions: bool = False
-
-    @property
-    def requested(self) -> bool:
-        return bool(self.subscriptions or self.management_groups or self.all_subscriptions)
 
 
 @dataclass
