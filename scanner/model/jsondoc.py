@@ -24,8 +24,6 @@ from scanner.errors import InputError
 
 T = TypeVar("T")
 
-_DECODER = json.JSONDecoder()
-_WHITESPACE = re.compile(r"[ \t\n\r]*")
 _BINARY_SNIFF = 8192
 
 
@@ -49,9 +47,8 @@ def pointer_join(base: str, *tokens: str | int) -> str:
 
 
 def _split_pointer(pointer: str) -> list[str]:
-    if not pointer:
-        return []
-    return [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+    tokens = pointer.split("/")[1:]
+    return [t.replace("~1", "/").replace("~0", "~") for t in tokens] if "~" in pointer else tokens
 
 
 @dataclass(eq=False)
@@ -62,9 +59,10 @@ class Document:
     text: str
     data: dict[str, Any]
     _line_starts: list[int] | None = field(default=None, repr=False)
-    _members: dict[int, _Members | None] = field(default_factory=dict, repr=False)
+    _members: dict[int, _Members] = field(default_factory=dict, repr=False)
     # Each pointer walked, by pointer: a resource's findings all start from its pointer.
     _walked: dict[str, int | None] = field(default_factory=dict, repr=False)
+    _positions: dict[tuple[str, tuple[str, ...]], Position] = field(default_factory=dict, repr=False)
 
     def forget_data(self) -> None:
         """Drop the parsed values once the resources are read from them: reports locate
@@ -79,6 +77,14 @@ class Document:
         ``vmsize`` where the model says ``vmSize``. A missing segment stops the walk at the
         deepest value that does exist, which is still the right place to point a reader at.
         """
+        query = (pointer, tail)  # asked again for each finding on the same property
+        position = self._positions.get(query)
+        if position is None:
+            position = self._positions[query] = self._locate(pointer, tail)
+        return position
+
+    def _locate(self, pointer: str, tail: tuple[str, ...]) -> Position:
+        """`position` for a query not asked before."""
         if pointer in self._walked:
             offset = self._walked[pointer]
         else:
@@ -87,22 +93,27 @@ class Document:
             return Position(*self.line_column(0), "")
         found = pointer
         if tail:
-            tail_offset, tail_tokens = self._walk_from(offset, list(tail))
+            tail_offset, tail_tokens = self._walk_from(offset, tail)
             if tail_tokens:
                 offset, found = tail_offset, pointer_join(found, *tail_tokens)
         line, column = self.line_column(offset)
         return Position(line, column, found)
 
     def line_column(self, offset: int) -> tuple[int, int]:
-        if self._line_starts is None:
-            self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
-        index = bisect.bisect_right(self._line_starts, offset) - 1
-        return index + 1, offset - self._line_starts[index] + 1
+        starts = self._line_starts
+        if starts is None:  # str.find, not a regex: a plan is one 12 MB line
+            starts = self._line_starts = [0]
+            find, index = self.text.find, self.text.find("\n")
+            while index >= 0:
+                starts.append(index + 1)
+                index = find("\n", index + 1)
+        index = bisect.bisect_right(starts, offset) - 1
+        return index + 1, offset - starts[index] + 1
 
     def _walk(self, tokens: list[str]) -> int | None:
         """Where the value at the pointer ``tokens`` starts; None when a member on the way is
         missing."""
-        offset = _past_blanks(self.text, 0)
+        offset = _blanks(self.text, 0).end()  # type: ignore[union-attr]  # matches, if only ""
         for token in tokens:
             members = self._container(offset)
             found = members.find(self.text, token) if members is not None else None
@@ -111,7 +122,7 @@ class Document:
             offset = found
         return offset
 
-    def _walk_from(self, offset: int, tail: list[str]) -> tuple[int, list[str]]:
+    def _walk_from(self, offset: int, tail: tuple[str, ...]) -> tuple[int, list[str]]:
         resolved: list[str] = []
         for token in tail:
             members = self._container(offset)
@@ -131,66 +142,87 @@ class Document:
     def _container(self, offset: int) -> _Members | None:
         """The members of the object or array starting at ``offset``, read lazily; None for a
         scalar."""
-        if offset not in self._members:
-            opener = self.text[offset : offset + 1]
-            self._members[offset] = _Members(self.text, offset) if opener in ("{", "[") else None
-        return self._members[offset]
+        members = self._members.get(offset)
+        if members is None and self.text.startswith(("{", "["), offset):
+            members = self._members[offset] = _Members(self.text, offset)
+        return members
 
 
 class _Members:
     """The members of one object or array in a document's text, read only as far as a lookup
     needs: finding ``change`` in a plan's resource entry skips the few short members before it
-    and never reads the large value itself. Values are skipped by the C decoder. A key written
-    twice is found where it is first written (the parsed data holds the last value)."""
+    and never reads the large value itself. A key written twice is found where it is first
+    written (the parsed data holds the last value).
 
-    __slots__ = ("_closer", "_index", "_is_object", "_pending", "_pos", "offsets")
+    Locating a large plan's findings reads about a hundred thousand members, so each is read
+    with one regex match: the comma and blanks before it, its key and colon, and its value
+    when that is a scalar. Only a nested object or array is left to the C decoder, and a key
+    with escapes to ``scanstring``."""
+
+    __slots__ = ("_index", "_is_object", "_pending", "_pos", "offsets")
 
     def __init__(self, text: str, offset: int) -> None:
         self.offsets: dict[str, int] = {}
         self._is_object = text[offset] == "{"
-        self._closer = "}" if self._is_object else "]"
-        self._pos = _past_blanks(text, offset + 1)
-        self._pending = False  # the value at _pos was found but not yet skipped
+        self._pos = offset + 1  # where the next member's match starts; -1 once all are read
+        self._pending = False  # an object or array starts at _pos, found but not yet skipped
         self._index = 0
 
     def find(self, text: str, key: str) -> int | None:
         """The offset of member ``key``'s value (an array's members are ``"0"``, ``"1"``...),
-        reading on until it is found; None when the container has no such member."""
-        found = self.offsets.get(key)
-        while found is None and self._advance(text):
-            found = self.offsets.get(key)
-        return found
+        reading on until it is found; None when the container has no such member.
 
-    def _advance(self, text: str) -> bool:
-        """Read one more member; False at the end of the container."""
+        One loop per kind of container, with the state in locals: this is the hot loop."""
+        offsets = self.offsets
+        found = offsets.get(key)
+        if found is not None or self._pos < 0:
+            return found
         pos = self._pos
         if self._pending:
-            _, pos = _DECODER.raw_decode(text, pos)
-            pos = _past_blanks(text, pos)
-            if text.startswith(",", pos):
-                pos = _past_blanks(text, pos + 1)
-            self._pending = False
-        if pos >= len(text) or text[pos] == self._closer:
-            self._pos = pos
-            return False
+            pos = _raw_decode(text, pos)[1]
+        # A member's value span is empty where an object or array starts (and, in an array,
+        # at the closing bracket; an object's closing brace is where no member matches).
         if self._is_object:
-            name, pos = scanstring(text, pos + 1)
-            pos = _past_blanks(text, _past_blanks(text, pos) + 1)  # past ':'
+            while (match := _object_member(text, pos)) is not None:
+                name = match[1]
+                if "\\" in name:
+                    name = scanstring(text, match.start(1))[0]
+                value, pos = match.span(2)
+                if name not in offsets:
+                    offsets[name] = value
+                    if name == key:
+                        self._pos, self._pending = pos, value == pos
+                        return value
+                if value == pos:
+                    pos = _raw_decode(text, pos)[1]
         else:
-            name = str(self._index)
-            self._index += 1
-        self.offsets.setdefault(name, pos)
-        self._pos, self._pending = pos, True
-        return True
+            index = self._index
+            while True:
+                value, pos = _array_member(text, pos).span(1)  # type: ignore[union-attr]  # always matches
+                if value == pos and text[pos] == "]":
+                    break
+                name = str(index)
+                index += 1
+                offsets[name] = value
+                if name == key:
+                    self._pos, self._pending, self._index = pos, value == pos, index
+                    return value
+                if value == pos:
+                    pos = _raw_decode(text, pos)[1]
+        self._pos = -1
+        return None
 
 
-_BLANKS = frozenset(" \t\n\r")
-
-
-def _past_blanks(text: str, pos: int) -> int:
-    """The offset after any JSON whitespace at ``pos``; a character test first, since plans
-    (``terraform show -json``) are written without any."""
-    return _WHITESPACE.match(text, pos).end() if text[pos : pos + 1] in _BLANKS else pos  # type: ignore[union-attr]
+# The patterns read only text the JSON decoder accepted, so they can be lenient where that
+# is faster: any run of blanks and commas separates members, and a scalar that is not a
+# string is any bare token (a number, true, false or null). A string is first tried as one
+# whose closing quote has no backslash before it, a single scan, then with its escapes.
+_BLANK = r"[ \t\n\r]*+"
+_MEMBER = r'[ \t\n\r,]*+("[^"]*+(?<!\\)"|"[^"\\]*+(?:\\.[^"\\]*+)*+"|[^"{\[\] \t\n\r,}][^\] \t\n\r,}]*+|)'
+_array_member = re.compile(_MEMBER).match
+_object_member = re.compile(rf'[ \t\n\r,]*+"([^"\\]*+(?:\\.[^"\\]*+)*+)"{_BLANK}:{_MEMBER}').match
+_blanks = re.compile(_BLANK).match
+_raw_decode = json.JSONDecoder().raw_decode
 
 
 _JSON_TYPES: dict[type, str] = {dict: "an object", list: "an array", str: "a string", bool: "true or false"}
