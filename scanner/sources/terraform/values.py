@@ -47,7 +47,10 @@ def _overlay_object(value: Any, unknown: Any, sensitive: Any) -> dict[str, Any]:
     masks_u = unknown if isinstance(unknown, dict) else {}
     masks_s = sensitive if isinstance(sensitive, dict) else {}
     keys = list(base) + [k for k, v in masks_u.items() if k not in base and v not in (False, None)]
-    return {k: overlay(base.get(k), masks_u.get(k), masks_s.get(k)) for k in keys}
+    return {  # most members have no mask: kept as they are, without a call each
+        k: base[k] if k not in masks_u and k not in masks_s else overlay(base.get(k), masks_u.get(k), masks_s.get(k))
+        for k in keys
+    }
 
 
 def _overlay_array(value: Any, unknown: Any, sensitive: Any) -> list[Any]:
