@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from scanner.model import jsondoc
 from scanner.model.jsondoc import Document, load_document, parse_document, pointer_join
 from tests.conftest import CORPUS
 
@@ -248,6 +249,29 @@ def test_a_key_written_twice_is_found_where_it_is_first_written() -> None:
     doc = Document("t.json", text, json.loads(text))
     assert (doc.position("/a").line, doc.position("/a").column) == (1, 7)
     assert doc.position("/a", ("y",)).pointer == "/a"  # the first "a" has no "y"
+
+
+def test_a_loaded_document_knows_its_top_level_members_without_decoding_them_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Loading decodes the top-level members one by one and keeps where each starts, so locating
+    a plan's ``resource_changes`` does not decode ``planned_values`` a second time. The data and
+    the positions are those of ``json.loads`` and of a reading from scratch; a key written twice
+    keeps its last value, in its first place."""
+    text = '{"planned": {"big": [1, 2, [3]]},\n "changes": [{"a": 1}], "changes": [{"b": 2}], "x": "y"}'
+    doc = parse_document(text, "plan.json")
+    assert json.dumps(doc.data) == json.dumps(json.loads(text))
+    decoded: list[int] = []
+    decode = jsondoc._raw_decode
+    monkeypatch.setattr(jsondoc, "_raw_decode", lambda t, i: decoded.append(i) or decode(t, i))
+    found = [doc.position("/changes"), doc.position("/x"), doc.position("/changes/0", ("a",))]
+    assert decoded == []  # nothing before them was decoded to reach them
+    fresh = Document("plan.json", text, json.loads(text))
+    assert [(p.line, p.column, p.pointer) for p in found] == [
+        (p.line, p.column, p.pointer)
+        for p in (fresh.position("/changes"), fresh.position("/x"), fresh.position("/changes/0", ("a",)))
+    ]
+    assert decoded  # the fresh reading decoded "planned" to get past it
 
 
 def test_positions_in_a_template_with_comments_are_those_of_its_text(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass, field
 from json.decoder import scanstring  # type: ignore[attr-defined]  # typeshed omits it
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from scanner.errors import InputError
 
@@ -167,6 +167,13 @@ class _Members:
         self._pos = offset + 1  # where the next member's match starts; -1 once all are read
         self._pending = False  # an object or array starts at _pos, found but not yet skipped
         self._index = 0
+
+    @classmethod
+    def already_read(cls, text: str, offset: int, offsets: dict[str, int]) -> _Members:
+        """The object at ``offset`` whose members were all read while it was parsed."""
+        members = cls(text, offset)
+        members.offsets, members._pos = offsets, -1
+        return members
 
     def find(self, text: str, key: str) -> int | None:
         """The offset of member ``key``'s value (an array's members are ``"0"``, ``"1"``...),
@@ -367,13 +374,16 @@ def load_document(path: Path, display: str | None = None) -> Document:
 def parse_document(text: str, shown: str) -> Document:
     """A JSON document from text already read (a compiled template handed over in memory)."""
     try:
-        data = _parse(text, shown)
+        data, top = _parse(text, shown)
     except json.JSONDecodeError as strict:
-        data, text = _with_comments(text, shown, strict)
+        data, top, text = _with_comments(text, shown, strict)
     if not isinstance(data, dict):
         kind = "an array" if isinstance(data, list) else f"a {type(data).__name__}"
         raise NotJson(f"{shown}: expected a JSON object at the top level, found {kind}")
-    return Document(path=shown, text=text, data=data)
+    document = Document(path=shown, text=text, data=data)
+    if top is not None:
+        document._members[top.start] = _Members.already_read(text, top.start, top.offsets)
+    return document
 
 
 def is_arm_json(data: Any) -> bool:
@@ -403,23 +413,80 @@ def _finite_float(token: str) -> float:
     return value
 
 
-def _parse(text: str, shown: str) -> Any:
-    """``json.loads`` that refuses what is not JSON, each with its line and column."""
-    try:
-        data = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
-    except json.JSONDecodeError:
-        raise
-    except RecursionError:
-        raise InputError(f"{shown}: JSON nesting is too deep to be a plan or template") from None
-    except ValueError as exc:  # _NotJson, or an integer with more digits than int() converts
-        reason = str(exc) if isinstance(exc, _NotJson) else f"unreadable JSON value: {exc}"
-        raise _unreadable_value(shown, text, reason) from None
+# The decoder `_parse` reads with: the same settings as its ``json.loads``.
+_decode_value = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float).raw_decode
+
+
+class _TopLevel(NamedTuple):
+    """Where a document's top-level object starts, and where each of its members' values does."""
+
+    start: int
+    offsets: dict[str, int]
+
+
+def _parse(text: str, shown: str) -> tuple[Any, _TopLevel | None]:
+    """``json.loads`` that refuses what is not JSON, each with its line and column; and, for an
+    object, where its members are (see `_read_top_level`)."""
+    read = _read_top_level(text)
+    if read is not None:
+        data, top = read
+    else:
+        top = None
+        try:
+            data = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        except json.JSONDecodeError:
+            raise
+        except RecursionError:
+            raise InputError(f"{shown}: JSON nesting is too deep to be a plan or template") from None
+        except ValueError as exc:  # _NotJson, or an integer with more digits than int() converts
+            reason = str(exc) if isinstance(exc, _NotJson) else f"unreadable JSON value: {exc}"
+            raise _unreadable_value(shown, text, reason) from None
     if _SURROGATE_ESCAPE.search(text):
         _refuse_lone_surrogates(text, shown)
-    return data
+    return data, top
 
 
-def _with_comments(text: str, shown: str, strict: json.JSONDecodeError) -> tuple[Any, str]:
+def _read_top_level(text: str) -> tuple[dict[str, Any], _TopLevel] | None:
+    """The top-level object, decoded one member at a time, with where each member's value starts.
+
+    The C decoder still decodes every value, so this is no slower than ``json.loads``, and a
+    report that locates its findings needs not decode the members before the one it wants
+    again: a plan's ``planned_values``, a third of the file, stood before ``resource_changes``.
+    None for anything but an object this reads exactly as ``json.loads`` would (a key written
+    twice keeps its last value in its first place); ``json.loads`` then reads it, and gives the
+    error if there is one.
+    """
+    try:
+        start = _blanks(text, 0).end()  # type: ignore[union-attr]  # matches, if only ""
+        if not text.startswith("{", start):
+            return None
+        data: dict[str, Any] = {}
+        offsets: dict[str, int] = {}
+        pos = _blanks(text, start + 1).end()  # type: ignore[union-attr]
+        closed = text.startswith("}", pos)
+        while not closed:
+            if not text.startswith('"', pos):
+                return None
+            key, pos = scanstring(text, pos + 1)
+            pos = _blanks(text, pos).end()  # type: ignore[union-attr]
+            if not text.startswith(":", pos):
+                return None
+            pos = _blanks(text, pos + 1).end()  # type: ignore[union-attr]
+            offsets.setdefault(key, pos)
+            data[key], pos = _decode_value(text, pos)
+            pos = _blanks(text, pos).end()  # type: ignore[union-attr]
+            closed = text.startswith("}", pos)
+            if not closed and not text.startswith(",", pos):
+                return None
+            pos = _blanks(text, pos + 1).end()  # type: ignore[union-attr]
+        if closed and pos == len(text):
+            return data, _TopLevel(start, offsets)
+    except (ValueError, RecursionError):  # json.loads raises it again, and says where
+        return None
+    return None
+
+
+def _with_comments(text: str, shown: str, strict: json.JSONDecodeError) -> tuple[Any, _TopLevel | None, str]:
     """An ARM document read with its comments blanked, and the blanked text (same length and
     line breaks, so every position stays where it was). Anything else is refused with the
     strict error, or with the later error an ARM document's comments were hiding."""
@@ -430,12 +497,12 @@ def _with_comments(text: str, shown: str, strict: json.JSONDecodeError) -> tuple
         raise NotJson(f"{shown}: invalid JSON at line {line} column {column}: a /* comment is never closed")
     if blanked != text:
         try:
-            data = _parse(blanked, shown)
+            data, top = _parse(blanked, shown)
         except json.JSONDecodeError as exc:
             error = exc if exc.pos > strict.pos else strict
         else:
             if is_arm_json(data):
-                return data, blanked
+                return data, top, blanked
     raise NotJson(f"{shown}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
 
 
