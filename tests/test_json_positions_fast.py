@@ -272,6 +272,9 @@ def test_a_loaded_document_knows_its_top_level_members_without_decoding_them_aga
         for p in (fresh.position("/changes"), fresh.position("/x"), fresh.position("/changes/0", ("a",)))
     ]
     assert decoded  # the fresh reading decoded "planned" to get past it
+    for empty in ("{}", " { } "):  # an empty object is read the same way: its members are known
+        document = parse_document(empty, "e.json")
+        assert document.data == {} and document._members
 
 
 def test_positions_in_a_template_with_comments_are_those_of_its_text(tmp_path: Path) -> None:

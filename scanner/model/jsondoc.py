@@ -463,8 +463,8 @@ def _read_top_level(text: str) -> tuple[dict[str, Any], _TopLevel] | None:
         data: dict[str, Any] = {}
         offsets: dict[str, int] = {}
         pos = _blanks(text, start + 1).end()  # type: ignore[union-attr]
-        closed = text.startswith("}", pos)
-        while not closed:
+        more = not text.startswith("}", pos)
+        while more:
             if not text.startswith('"', pos):
                 return None
             key, pos = scanstring(text, pos + 1)
@@ -475,15 +475,14 @@ def _read_top_level(text: str) -> tuple[dict[str, Any], _TopLevel] | None:
             offsets.setdefault(key, pos)
             data[key], pos = _decode_value(text, pos)
             pos = _blanks(text, pos).end()  # type: ignore[union-attr]
-            closed = text.startswith("}", pos)
-            if not closed and not text.startswith(",", pos):
-                return None
-            pos = _blanks(text, pos + 1).end()  # type: ignore[union-attr]
-        if closed and pos == len(text):
-            return data, _TopLevel(start, offsets)
+            more = text.startswith(",", pos)
+            if more:
+                pos = _blanks(text, pos + 1).end()  # type: ignore[union-attr]
+        if not text.startswith("}", pos) or _blanks(text, pos + 1).end() != len(text):  # type: ignore[union-attr]
+            return None
     except (ValueError, RecursionError):  # json.loads raises it again, and says where
         return None
-    return None
+    return data, _TopLevel(start, offsets)
 
 
 def _with_comments(text: str, shown: str, strict: json.JSONDecodeError) -> tuple[Any, _TopLevel | None, str]:
