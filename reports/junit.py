@@ -79,28 +79,23 @@ def _rule_cases(grouped: _ByRule, check: Check) -> list[Case]:
     return cases
 
 
-_ATTRIBUTE_ESCAPES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;"))
-_LINE_ESCAPES = (("\r", "&#13;"), ("\n", "&#10;"), ("\t", "&#09;"))  # kept in a value, not normalized
+# ElementTree's escapes: character data's three, and in an attribute also the quote and the
+# line ends and tab, which a parser would otherwise normalize to spaces.
+_TEXT_ESCAPES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"))
+_ATTRIBUTE_ESCAPES = (*_TEXT_ESCAPES, ('"', "&quot;"), ("\r", "&#13;"), ("\n", "&#10;"), ("\t", "&#09;"))
 _IN_ATTRIBUTE = re.compile('[&<>"\r\n\t]')
 
 
-def _text(text: str) -> str:
-    """Character data: the three characters XML reserves there."""
-    for char, entity in _ATTRIBUTE_ESCAPES[:3]:
+def _escaped(text: str, escapes: tuple[tuple[str, str], ...]) -> str:
+    for char, entity in escapes:
         if char in text:
             text = text.replace(char, entity)
     return text
 
 
 def _attribute(text: str) -> str:
-    """An attribute value: the reserved characters, the quote, and the line ends and tabs a parser
-    would otherwise normalize to spaces. Most values (names, types, paths) have none of them."""
-    if _IN_ATTRIBUTE.search(text) is None:
-        return text
-    for char, entity in _ATTRIBUTE_ESCAPES + _LINE_ESCAPES:
-        if char in text:
-            text = text.replace(char, entity)
-    return text
+    """An attribute value, escaped; most values (names, types, paths) need nothing."""
+    return text if _IN_ATTRIBUTE.search(text) is None else _escaped(text, _ATTRIBUTE_ESCAPES)
 
 
 def _tag(name: str, attributes: dict[str, str], depth: int, close: str) -> str:
@@ -111,7 +106,7 @@ def _tag(name: str, attributes: dict[str, str], depth: int, close: str) -> str:
 
 
 def _element(name: str, attributes: dict[str, str], depth: int, text: str | None = None) -> str:
-    return _tag(name, attributes, depth, f">{_text(text)}</{name}>" if text else " />")
+    return _tag(name, attributes, depth, f">{_escaped(text, _TEXT_ESCAPES)}</{name}>" if text else " />")
 
 
 def _rule_suite(lines: list[str], check: Check, cases: list[Case]) -> tuple[int, int]:
