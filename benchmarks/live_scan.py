@@ -207,6 +207,9 @@ def main() -> int:
             print(f"{who} CPU: {seconds:.1f} s, {seconds / max(requests, 1) * 1000:.2f} ms per request")
         # system time is the kernel's share (sockets, TLS records, threads waking on locks)
         print(f"azai CPU split: user {usage.ru_utime:.1f} s, system {usage.ru_stime:.1f} s")
+        # A scan is one interpreter, whose Python runs one thread at a time: near one core
+        # here means its CPU, not the latency, sets the wall time.
+        print(f"azai busy: {scanned / elapsed:.2f} cores on average; machine: {os.cpu_count()} cores")
 
     if args.naive_subscriptions <= 0:
         return 0
