@@ -117,11 +117,12 @@ def _header(result: ScanResult, active: list[Finding]) -> list[str]:
     """The verdict and the counts by severity and by pillar: what a reviewer reads first."""
     counts = severity_counts(result, active)
     failing = result.failing()
-    verdict = (
-        f"❌ **{len(failing)} finding(s) at or above {result.fail_on.label}**"
-        if failing and result.fail_on
-        else "✅ nothing fails the gate" + (f" (`--fail-on {result.fail_on.label}`)" if result.fail_on else "")
-    )
+    if result.fail_on is None:  # no gate: a green tick would read as a pass nothing decided
+        verdict = "⚪ **not gated** (`--fail-on none`): nothing was judged"
+    elif failing:
+        verdict = f"❌ **{len(failing)} finding(s) at or above {result.fail_on.label}**"
+    else:
+        verdict = f"✅ nothing fails the gate (`--fail-on {result.fail_on.label}`)"
     lines = [
         f"## azai: {len(active)} finding(s), {len(result.undetermined)} undetermined",
         "",
