@@ -16,6 +16,12 @@ from scanner.model.needs import LiveRead
 from scanner.model.resources import Resource
 from scanner.model.unknown import Unknown, UnknownValueError, known
 
+# Three quarters of one instance's week: from there a reservation at any discount above 25% costs
+# less than the same hours on serverless, because a reservation is "use-it-or-lose-it" by the hour
+# (MicrosoftDocs/azure-docs articles/cost-management-billing/manage/understand-vm-reservation-charges.md
+# @ 0300cb444a63a1520ed236bbd4e481f09710630f). The docstring's "Why" gives the arithmetic.
+FULL_TIME_INSTANCES = 0.75
+
 
 @rule(
     id="AZAI-210",
@@ -65,21 +71,24 @@ from scanner.model.unknown import Unknown, UnknownValueError, known
         guide=SERVERLESS_GUIDE,
     ),
     help_uri=rule_page("AZAI-210"),
-    options={"full_time_instances": 1.0},
+    options={"full_time_instances": FULL_TIME_INSTANCES},
     sources=("live",),
     recurring_cost=True,
 )
 def serverless_jobs_full_time(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
-    """A workspace whose serverless jobs of the last 7 days add up to instances kept busy
-    around the clock, whoever submitted them (a schedule, a pipeline, a notebook loop).
-    AZAI-207 judges the schedules before deploy.
+    """A workspace whose serverless jobs of the last 7 days add up to an instance kept busy
+    most of the week, whoever submitted them (a schedule, a pipeline, a notebook loop, a team
+    running evaluations back to back). AZAI-207 judges the schedules before deploy.
 
     ## What fails
 
     A workspace whose jobs on serverless compute (no `computeId`; a pipeline whose
     `settings.default_compute` is `serverless`), created in the last 7 days, ran for at least
-    `full_time_instances` x 24 instance-hours a day on average: each job's hours x its
-    `resources.instanceCount` (a sweep's `trial.resources`).
+    `full_time_instances` x 7 x 24 instance-hours: 126 at the default 0.75, three quarters of
+    one instance's week, 18 hours a day on average. A job counts its hours x its
+    `resources.instanceCount` (a sweep's `trial.resources`), and sizes add up. One A100 kept
+    busy 97% of the week by evaluation jobs run back to back (163 instance-hours) fails, and so
+    does a workspace at exactly 126.
 
     The jobs API records no run times (`JobBase` has no start, end or duration in the
     2025-12-01 spec), so a finished job (Completed, Failed, Canceled) is taken to have run from
@@ -87,12 +96,15 @@ def serverless_jobs_full_time(resource: Resource, ctx: CheckContext) -> Iterator
     its `limits.timeout`; a running one until the scan; a queued, starting or preparing one not
     at all. A pipeline's own record is left out (its steps are jobs of their own), and so are
     archived jobs, which the list leaves out by default: archiving changes `lastModifiedAt`.
-    The sum is therefore a floor.
+    The sum is therefore a floor, and the finding states it, the threshold and the share of
+    one instance's week it makes.
 
     ## What passes
 
-    Workspaces whose serverless jobs stay under the threshold, and jobs on compute clusters,
-    instances or attached compute (`computeId` set).
+    Workspaces whose serverless jobs stay under the threshold: a nightly job of 2 hours (14
+    instance-hours, 8% of the week) or of 8 hours (56, 33%), and work kept running around the
+    clock on the five weekdays only (120, 71%), which is near the line. Jobs on compute
+    clusters, instances or attached compute (`computeId` set) are not counted.
 
     ## Undetermined when
 
@@ -101,8 +113,11 @@ def serverless_jobs_full_time(resource: Resource, ctx: CheckContext) -> Iterator
 
     ## Options
 
-    - `full_time_instances` (default 1): how many instances kept busy around the clock count
-      as full-time.
+    - `full_time_instances` (default 0.75): the share of one instance's week (its 168 hours)
+      from which a workspace's serverless jobs count as full-time; above 1 it counts whole
+      instances. Set it to 1 minus the discount your reservation or savings plan gives on
+      these sizes, and the rule fails the workspaces whose measured hours that commitment
+      would run for less.
 
     ## Waste estimate
 
@@ -116,32 +131,27 @@ def serverless_jobs_full_time(resource: Resource, ctx: CheckContext) -> Iterator
 
     Serverless compute is for short, infrequent runs; a team that moved everything to it keeps
     paying on-demand rates around the clock for what a cluster with a reservation would run
-    for less. This is a live-only rule: a template holds no jobs. No peer checks this.
+    for less. The default puts the line where that trade turns at a 25% discount, which a
+    reader can check without a price list: serverless bills the busy share of the week at
+    pay-as-you-go rates, while a reservation bills every hour of its term at (1 - its
+    discount) of them, used or not ("use-it-or-lose-it", *How the Azure reservation discount
+    is applied to virtual machines*). At 75% busy any discount above 25% makes the reservation
+    cheaper; a nightly job of 8 hours (33%) would need one above 67%. A threshold of one whole
+    instance would pass a single instance's jobs unless they filled every hour of the week,
+    which a floor rarely shows. This is a live-only rule: a template holds no jobs. No peer
+    checks this.
     """
     read = known(resource.body.get(LiveRead.ML_JOBS.value))
     if read is None:
         return  # the collector did not read jobs for this workspace
     days, jobs = _window(read)
-    hours_per_day = 24.0 * float(ctx.options.get("full_time_instances", 1.0))
-    busy: dict[str | None, float] = defaultdict(float)
-    counted = 0
-    for job in jobs:
-        definition = job.get("properties")
-        ran = job.get("ran_hours")
-        if not isinstance(definition, dict) or not isinstance(ran, (int, float)) or not math.isfinite(ran) or ran <= 0:
-            continue  # not started yet, or a malformed entry: no compute time to count
-        try:
-            if not amljobs.is_serverless(definition) or str(definition.get("jobType", "")).lower() == "pipeline":
-                continue  # a pipeline's own record: its steps are jobs of their own
-            hours = float(ran) * amljobs.instance_count(definition)
-            size = amljobs.instance_type(definition)
-        except UnknownValueError:  # one unreadable job narrows the sum; it does not decide the workspace
-            continue
-        counted += 1
-        busy[size] += hours
+    instances = float(ctx.options.get("full_time_instances", FULL_TIME_INSTANCES))
+    threshold = instances * 24.0 * days
+    counted, busy = _busy_hours(jobs)
     total = sum(busy.values())
-    if total / days < hours_per_day:
+    if total < threshold:
         return
+    share = total / (24.0 * days)
     cost = serverless_spend(
         resource,
         ctx,
@@ -154,13 +164,44 @@ def serverless_jobs_full_time(resource: Resource, ctx: CheckContext) -> Iterator
         ),
     )
     yield Violation(
-        f"Workspace '{resource.name}' ran {counted} serverless job(s) for {total:.0f} instance-hours in "
-        f"{days:g} days: {round(total / days / 24, 2):g} instance(s) busy around the clock",
+        f"Workspace '{resource.name}' ran {counted} serverless job(s) for {total:.1f} instance-hours in "
+        f"{days:g} days, {share:.0%} of one instance's {24 * days:g} hours: at or over the full-time "
+        f"threshold of {threshold:g} instance-hours (full_time_instances {instances:g})",
         LiveRead.ML_JOBS.value,
-        {"jobs": counted, "instance_hours": round(total, 1), "window_days": days},
-        f"serverless jobs busy under {hours_per_day:g} instance-hours a day, or a compute cluster",
+        {
+            "jobs": counted,
+            "instance_hours": round(total, 1),
+            "window_days": days,
+            "threshold_instance_hours": round(threshold, 1),
+            "share_of_one_instance": round(share, 3),
+        },
+        f"serverless jobs under {threshold:g} instance-hours in {days:g} days, or a compute cluster",
         cost=cost,
     )
+
+
+def _busy_hours(jobs: list[dict[str, Any]]) -> tuple[int, dict[str | None, float]]:
+    """How many serverless jobs count, and their instance-hours by ``instanceType`` (None when a
+    job names none). A job that has not started, a pipeline's own record (its steps are jobs of
+    their own) and a job whose definition cannot be read add nothing: one unreadable job
+    narrows the sum, it does not decide the workspace."""
+    busy: dict[str | None, float] = defaultdict(float)
+    counted = 0
+    for job in jobs:
+        definition = job.get("properties")
+        ran = job.get("ran_hours")
+        if not isinstance(definition, dict) or not isinstance(ran, (int, float)) or not math.isfinite(ran) or ran <= 0:
+            continue  # not started yet, or a malformed entry: no compute time to count
+        try:
+            if not amljobs.is_serverless(definition) or str(definition.get("jobType", "")).lower() == "pipeline":
+                continue
+            hours = float(ran) * amljobs.instance_count(definition)
+            size = amljobs.instance_type(definition)
+        except UnknownValueError:
+            continue
+        counted += 1
+        busy[size] += hours
+    return counted, busy
 
 
 def _window(read: object) -> tuple[float, list[dict[str, Any]]]:

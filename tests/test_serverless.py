@@ -154,6 +154,74 @@ def test_a_workspace_whose_serverless_jobs_add_up_to_full_time_fails_with_its_sp
     assert not writes  # reads only: GETs, and Resource Graph's query POST
 
 
+def threshold_estate() -> Estate:
+    """Workspaces either side of AZAI-210's default line, 126 instance-hours in 7 days (0.75 of
+    one instance's week), each job on one A100."""
+    # evaluation jobs of 0.97 h back to back from 165.5 h before the scan: one A100 busy 97% of the week
+    evals = [_job("evals", f"eval-{i}", age_hours=165.5 - 0.97 * i, ran_hours=0.97) for i in range(168)]
+    nightly = [_job("nightly-2h", f"run-{d}", age_hours=24 * d + 4, ran_hours=2) for d in range(7)]
+    nightly += [_job("nightly-8h", f"run-{d}", age_hours=24 * d + 10, ran_hours=8) for d in range(7)]
+    # around the clock from Monday to Friday, idle at the weekend: 120 h
+    weekdays = [_job("weekdays", f"hour-{h}", age_hours=h + 1.5, ran_hours=1) for h in range(120)]
+    at_line = [_job("at-line", f"hour-{h}", age_hours=h + 1.5, ran_hours=1) for h in range(126)]
+    # 0.0001 h (0.36 s, the collector's resolution) short of the line
+    under = [_job("under-line", f"hour-{h}", age_hours=h + 1.5, ran_hours=1) for h in range(125)]
+    under += [_job("under-line", "hour-125", age_hours=126.5, ran_hours=0.9999)]
+    names = ("evals", "nightly-2h", "nightly-8h", "weekdays", "at-line", "under-line")
+    return _estate([_workspace(n) for n in names] + evals + nightly + weekdays + at_line + under)
+
+
+def test_serverless_jobs_are_full_time_from_three_quarters_of_one_instances_week(serve) -> None:  # type: ignore[no-untyped-def]
+    result, _ = _scan(serve, threshold_estate(), ("AZAI-210",))
+    failed, passed, undetermined = rule_outcomes(result, "AZAI-210")
+    assert set(failed) == {"evals", "at-line"}
+    assert passed == {"nightly-2h", "nightly-8h", "weekdays", "under-line"}
+    assert not undetermined
+
+    evals = failed["evals"].violation
+    assert evals.message == (
+        "Workspace 'evals' ran 168 serverless job(s) for 163.0 instance-hours in 7 days, 97% of one "
+        "instance's 168 hours: at or over the full-time threshold of 126 instance-hours (full_time_instances 0.75)"
+    )
+    assert evals.observed == {
+        "jobs": 168,
+        "instance_hours": 163.0,
+        "window_days": 7,
+        "threshold_instance_hours": 126.0,
+        "share_of_one_instance": 0.97,
+    }
+    assert evals.expected == "serverless jobs under 126 instance-hours in 7 days, or a compute cluster"
+    # the estimate is the spend at this rate: 162.96 h / 7 days / 24 h = 0.97 A100 x 730 h x $3.673
+    cost = failed["evals"].cost
+    assert cost is not None and cost.monthly_usd == round(162.96 / 7 / 24 * 730 * A100_EASTUS, 2) == 2600.85
+
+    line = failed["at-line"].violation.observed
+    assert (line["instance_hours"], line["threshold_instance_hours"], line["share_of_one_instance"]) == (
+        126.0,
+        126.0,
+        0.75,
+    )
+
+
+@pytest.mark.parametrize(
+    ("option", "fails"),
+    [
+        # one whole instance, the former default: even 97% of the week passes
+        ("AZAI-210:full_time_instances=1", set()),
+        # half the week: the weekday workload and the one just under 0.75 fail, nightly jobs still pass
+        ("AZAI-210:full_time_instances=0.5", {"evals", "at-line", "under-line", "weekdays"}),
+    ],
+)
+def test_full_time_instances_moves_the_line(serve, option: str, fails: set[str]) -> None:  # type: ignore[no-untyped-def]
+    emulator = serve(threshold_estate())
+    failed, passed, undetermined = rule_outcomes(
+        live_scan(emulator, select=("AZAI-210",), rule_options=(option,)), "AZAI-210"
+    )
+    assert set(failed) == fails
+    assert passed == {"evals", "nightly-2h", "nightly-8h", "weekdays", "at-line", "under-line"} - fails
+    assert not undetermined
+
+
 def test_jobs_are_listed_only_when_the_jobs_rule_is_selected(serve) -> None:  # type: ignore[no-untyped-def]
     _, emulator = _scan(serve, jobs_estate(), ("AZAI-103",))
     assert not [r for r in emulator.log if r.path.lower().endswith("/jobs")]
