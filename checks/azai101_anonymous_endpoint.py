@@ -98,17 +98,37 @@ from scanner.model.unknown import Unknown, known
             CHECKOV,
             "CKV_AZURE_236",
             "Cognitive Services accounts disable local authentication",
-            "Also AML online and serverless endpoints and model-serving Container Apps; critical when public.",
+            "Agrees on accounts: both fail disableLocalAuth (Terraform local_auth_enabled) unless it is explicitly "
+            "off, absent included (bridgecrewio/checkov "
+            "checkov/arm/checks/resource/CognitiveServicesEnableLocalAuth.py@03d5fdad). azai also judges AML online "
+            "and serverless endpoints and model-serving Container Apps, critical when public.",
         ),
         PeerRule(
-            PSRULE, "Azure.AI.DisableLocalAuth", "AI services accounts disable local (key) authentication (AZR-000282)"
+            PSRULE,
+            "Azure.AI.DisableLocalAuth",
+            "AI services accounts disable local (key) authentication (AZR-000282)",
+            "Agrees on accounts: disableLocalAuth must equal true, absent failing (Azure/PSRule.Rules.Azure "
+            "src/PSRule.Rules.Azure/rules/Azure.AI.Rule.yaml@0df3c669). azai also judges AML online and serverless "
+            "endpoints and model-serving Container Apps, critical when public.",
         ),
         PeerRule(
             AZURE_POLICY,
             "71ef260a-8f18-47b7-abcb-62d0673d94dc",
             "Azure AI Services resources should have key access disabled",
+            "Agrees on accounts: disableLocalAuth not true fails, absent included; the policy also audits AI Search "
+            "services, which AZAI-115 judges (Azure/azure-policy built-in-policies/policyDefinitions/Azure Ai "
+            "Services/DisableLocalAuth_Audit.json@f4a50bac). azai also judges AML online and serverless endpoints "
+            "and model-serving Container Apps, and IaC before deploy.",
         ),
-        PeerRule(AZQR, "aif-008", "AI Foundry local authentication disabled"),
+        PeerRule(
+            AZQR,
+            "aif-008",
+            "AI Foundry local authentication disabled",
+            "Agrees on accounts: azqr flags disableLocalAuth null or false (Azure/azqr "
+            "internal/graph/azqr/azure-resources/CognitiveServices/accounts/kql/aif-008.kql@34dd3163). azqr reads "
+            "deployed accounts only; azai also IaC, AML online and serverless endpoints and model-serving Container "
+            "Apps.",
+        ),
     ),
 )
 def anonymous_endpoint(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:

@@ -67,9 +67,22 @@ ISOLATING_EFFECTS = ("noschedule", "noexecute")
             CHECKOV,
             "CKV_AZURE_232",
             "Only critical system pods on system nodes",
-            "GPU-aware: GPU pools must be tainted and GPU system pools fail; CPU pools are not judged.",
+            "Checkov fails every Terraform cluster whose default pool does not set only_critical_addons_enabled "
+            "true, CPU or GPU (bridgecrewio/checkov "
+            "checkov/terraform/checks/resource/azure/AKSOnlyCriticalPodsOnSystemNodes.py@03d5fdad). azai judges GPU "
+            "pools only, in every source: a GPU System pool fails whatever its taints, a GPU User pool needs a "
+            "NoSchedule or NoExecute taint, and CPU pools are not judged.",
         ),
-        PeerRule(APRL, "5ee083cd", "AKS node pools without taints", "GPU pools only: CPU pools need no taint."),
+        PeerRule(
+            APRL,
+            "5ee083cd",
+            "Isolate system and application pods (System pools without a taint)",
+            "APRL's query flags the System pools of every deployed cluster that carry no taint "
+            "(Azure/Azure-Proactive-Resiliency-Library-v2 azure-resources/ContainerService/managedClusters/kql/"
+            "5ee083cd-6ac3-4a83-8913-9549dd36cf56.kql@9b93db71). azai judges GPU pools only, in IaC too: a GPU "
+            "System pool fails whatever its taints, a GPU User pool needs a NoSchedule or NoExecute taint, and CPU "
+            "pools are not judged.",
+        ),
     ),
 )
 def shared_gpu_pool(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:

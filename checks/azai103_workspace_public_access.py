@@ -51,27 +51,61 @@ NETWORKING = WAF_AI + "design-principles#security"
     ),
     help_uri=rule_page("AZAI-103"),
     peers=(
-        PeerRule(CHECKOV, "CKV_AZURE_144", "ML workspace public network access disabled; missing fails"),
+        PeerRule(
+            CHECKOV,
+            "CKV_AZURE_144",
+            "ML workspace public network access disabled; missing fails",
+            "Agrees on substance: public network access fails unless explicitly off, absent included "
+            "(bridgecrewio/checkov checkov/terraform/checks/resource/azure/MLPublicAccess.py@03d5fdad). Checkov "
+            "reads Terraform's azurerm_machine_learning_workspace only; azai every source and workspace kind but "
+            "Project, and also fails allowPublicAccessWhenBehindVnet true.",
+        ),
         PeerRule(
             CHECKOV,
             "CKV2_AZURE_49",
             "ML workspace public network access disabled; missing passes",
-            "Disagrees: an absent publicNetworkAccess is Enabled in the API, so azai fails it.",
+            "Disagrees: Checkov passes an absent publicNetworkAccess (bridgecrewio/checkov "
+            "checkov/arm/checks/graph_checks/AzureMLWorkspacePublicNetwork.yaml@03d5fdad), which the API takes as "
+            "Enabled, so azai fails it. Checkov judges every Terraform and ARM workspace; azai passes projects and "
+            "also fails allowPublicAccessWhenBehindVnet true.",
         ),
-        PeerRule(PSRULE, "Azure.ML.PublicAccess", "ML workspace public network access disabled (AZR-000406)"),
+        PeerRule(
+            PSRULE,
+            "Azure.ML.PublicAccess",
+            "ML workspace public network access disabled (AZR-000406)",
+            "Agrees on substance: publicNetworkAccess must be Disabled, absent failing, and "
+            "allowPublicAccessWhenBehindVnet not true (Azure/PSRule.Rules.Azure "
+            "src/PSRule.Rules.Azure/rules/Azure.ML.Rule.yaml@1556a9cd). PSRule judges every workspace; azai passes "
+            "AI Foundry projects (kind Project), which take their hub's network settings.",
+        ),
         PeerRule(
             AZURE_POLICY,
             "438c38d2-3772-465a-a9cc-7a6666a275ce",
             "Azure Machine Learning Workspaces should disable public network access",
+            "Agrees on substance: publicNetworkAccess absent or not Disabled fails (Azure/azure-policy "
+            "built-in-policies/policyDefinitions/Machine "
+            "Learning/Workspace_PublicNetworkAccessDisabled_Audit.json@f4a50bac). The policy audits every workspace, "
+            "projects included; azai passes projects and also fails allowPublicAccessWhenBehindVnet true.",
         ),
         PeerRule(
             AZURE_POLICY,
             "45e05259-1eb5-4f70-9574-baf73e9d219b",
             "Azure Machine Learning workspaces should use private link",
-            "Fails a workspace with no approved private endpoint; azai fails public network access, "
-            "which a workspace with a private endpoint can still allow.",
+            "A different test: the policy fails a workspace with no Approved private endpoint connection "
+            "(Azure/azure-policy built-in-policies/policyDefinitions/Machine "
+            "Learning/Workspace_PrivateEndpoint_Audit_V2.json@f4a50bac); azai fails public network access, which a "
+            "workspace with a private endpoint can still allow, and counts no endpoints. The policy audits projects "
+            "too; azai passes them.",
         ),
-        PeerRule(AZQR, "hub-004", "AI hub public network access"),
+        PeerRule(
+            AZQR,
+            "hub-004",
+            "AI hub public network access",
+            "Agrees on substance: azqr flags publicNetworkAccess null or Enabled (Azure/azqr "
+            "internal/graph/azqr/azure-resources/MachineLearningServices/workspaces/kql/hub-004.kql@34dd3163). azqr "
+            "reads deployed workspaces of every kind; azai IaC too, passes projects and also fails "
+            "allowPublicAccessWhenBehindVnet true.",
+        ),
     ),
 )
 def workspace_public_access(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:

@@ -66,27 +66,44 @@ from scanner.model.unknown import Unknown, known
             CHECKOV,
             "CKV_AZURE_142",
             "ML compute cluster local authentication disabled",
-            "Also compute instances and attached computes.",
+            "Agrees on substance: local authentication fails unless explicitly off, absent included "
+            "(bridgecrewio/checkov checkov/terraform/checks/resource/azure/MLCCLADisabled.py@03d5fdad). Checkov "
+            "reads Terraform's azurerm_machine_learning_compute_cluster only; azai every source and compute type, "
+            "instances and attached computes included.",
         ),
-        PeerRule(PSRULE, "Azure.ML.DisableLocalAuth", "ML computes disable local authentication (AZR-000404)"),
+        PeerRule(
+            PSRULE,
+            "Azure.ML.DisableLocalAuth",
+            "ML computes disable local authentication (AZR-000404)",
+            "Agrees on both: every workspace compute fails unless disableLocalAuth is true, absent included "
+            "(Azure/PSRule.Rules.Azure src/PSRule.Rules.Azure/rules/Azure.ML.Rule.yaml@1556a9cd).",
+        ),
         PeerRule(
             PSRULE,
             "Azure.ML.ComputeVnet",
             "ML computes are in a virtual network (AZR-000405)",
-            "Disagrees: computes in a workspace managed network, which Microsoft recommends for new AI "
-            "workloads, have no subnet of their own and pass.",
+            "Disagrees: PSRule fails every compute without properties.properties.subnet.id (Azure/PSRule.Rules.Azure "
+            "src/PSRule.Rules.Azure/rules/Azure.ML.Rule.yaml@1556a9cd), attached Kubernetes and AKS computes too, "
+            "while azai judges only clusters and instances and passes those in a workspace managed network, which "
+            "Microsoft recommends for new AI workloads.",
         ),
         PeerRule(
             AZURE_POLICY,
             "e96a9a5f-07ca-471b-9bc5-6a0f33cbd68f",
             "Azure Machine Learning Computes should have local authentication methods disabled",
+            "Agrees on substance: disableLocalAuth not true fails, absent included. The policy audits only "
+            "ComputeInstance and AmlCompute (Azure/azure-policy built-in-policies/policyDefinitions/Machine "
+            "Learning/DisableLocalAuth_Audit.json@f4a50bac); azai every compute type, attached Kubernetes and AKS "
+            "included.",
         ),
         PeerRule(
             AZURE_POLICY,
             "7804b5c7-01dc-4723-969b-ae300cc07ff1",
             "Audit Azure Machine Learning Compute Cluster and Instance is behind virtual network",
-            "Disagrees: computes in a workspace managed network, which Microsoft recommends for new AI "
-            "workloads, have no subnet of their own and pass.",
+            "Disagrees: the policy fails every cluster and instance whose subnet.id is absent or empty "
+            "(Azure/azure-policy built-in-policies/policyDefinitions/Machine Learning/Vnet_Audit.json@f4a50bac), "
+            "while azai passes those in a workspace managed network, which Microsoft recommends for new AI "
+            "workloads. Both judge only AmlCompute and ComputeInstance.",
         ),
     ),
 )

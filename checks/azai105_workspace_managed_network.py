@@ -59,13 +59,22 @@ from scanner.model.unknown import known
             AZURE_POLICY,
             "6ddb1705-c8cf-450e-aa4b-19ad6703c440",
             "Azure Machine Learning and AI Studio should use Allow Only Approved Outbound Managed Vnet mode",
-            "azai also accepts AllowInternetOutbound unless the option require_approved_outbound is set.",
+            "The policy flags a workspace whose isolationMode is not its isolationMode parameter, which defaults to "
+            "Disabled (Azure/azure-policy built-in-policies/policyDefinitions/Machine "
+            "Learning/ManagedNetworkIsolationMode_Audit.json@f4a50bac), so only assigned with "
+            "AllowOnlyApprovedOutbound does it match azai with the option require_approved_outbound (azai's default "
+            "also passes AllowInternetOutbound). It also audits projects, which azai passes as they take their hub's "
+            "network.",
         ),
         PeerRule(
             CHECKOV,
             "CKV_AZURE_243",
             "ML workspace managed network outbound rules of type PrivateEndpoint",
-            "Stricter: outbound rules only act inside a managed network, so azai requires the isolation mode.",
+            "A different test: Checkov (ARM only) passes a workspace with an outbound rule of type PrivateEndpoint, "
+            "whatever its isolation mode (bridgecrewio/checkov "
+            "checkov/arm/checks/resource/AzureMLWorkspacePrivateEndpoint.py@03d5fdad); azai requires the isolation "
+            "mode and reads no outbound rules, which act only inside a managed network. Checkov also judges "
+            "projects, which azai passes.",
         ),
     ),
 )

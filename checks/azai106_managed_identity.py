@@ -61,29 +61,47 @@ from scanner.model.unknown import known
     help_uri=rule_page("AZAI-106"),
     options={"require_user_assigned": False},
     peers=(
-        PeerRule(CHECKOV, "CKV_AZURE_238", "Cognitive Services account has a managed identity", "Also AML workspaces."),
+        PeerRule(
+            CHECKOV,
+            "CKV_AZURE_238",
+            "Cognitive Services account has a managed identity",
+            "Disagrees on identity.type None: Checkov passes any value there (bridgecrewio/checkov "
+            "checkov/arm/checks/resource/CognitiveServicesConfigureIdentity.py@03d5fdad), azai fails None as no "
+            "identity; both fail an absent identity. azai also judges AML workspaces.",
+        ),
         PeerRule(
             PSRULE,
             "Azure.AI.ManagedIdentity",
             "AI services accounts use a managed identity (AZR-000281)",
-            "PSRule runs it on Language (TextAnalytics) accounts only; azai on every workspace and account.",
+            "Agrees on substance: identity.type must name SystemAssigned or UserAssigned. PSRule judges Language "
+            "(TextAnalytics) accounts only (Azure/PSRule.Rules.Azure "
+            "src/PSRule.Rules.Azure/rules/Azure.AI.Rule.yaml@0df3c669); azai every account kind and AML workspaces.",
         ),
         PeerRule(
             AZURE_POLICY,
             "fe3fd216-4f83-4fc1-8984-2bbec80a3418",
             "Cognitive Services accounts should use a managed identity",
+            "Agrees on accounts: identity absent or None fails (Azure/azure-policy "
+            "built-in-policies/policyDefinitions/Cognitive Services/ManagedIdentity_Audit.json@f4a50bac). azai also "
+            "judges AML workspaces.",
         ),
         PeerRule(
             PSRULE,
             "Azure.ML.UserManagedIdentity",
             "ML workspaces use a user-assigned managed identity (AZR-000407)",
-            "With the option require_user_assigned.",
+            "With the option require_user_assigned. PSRule requires identity.type exactly UserAssigned "
+            "(Azure/PSRule.Rules.Azure src/PSRule.Rules.Azure/rules/Azure.ML.Rule.yaml@1556a9cd), so it fails a "
+            "workspace with both identities that names its primary user-assigned one, which azai passes; with the "
+            "option azai also judges Cognitive Services accounts.",
         ),
         PeerRule(
             AZURE_POLICY,
             "5f0c7d88-c7de-45b8-ac49-db49e72eaa78",
             "Azure Machine Learning workspaces should use user-assigned managed identity",
-            "With the option require_user_assigned.",
+            "With the option require_user_assigned. The policy tests only primaryUserAssignedIdentity, absent or "
+            "empty failing (Azure/azure-policy built-in-policies/policyDefinitions/Machine "
+            "Learning/Workspace_UAIEnabled_Audit.json@f4a50bac); azai also requires a user-assigned identity type, "
+            "and with the option also judges Cognitive Services accounts.",
         ),
     ),
 )

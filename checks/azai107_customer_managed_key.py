@@ -81,31 +81,46 @@ from scanner.model.unknown import known
             AZURE_POLICY,
             "ba769a63-b8cc-4b2d-abf6-ac33c7204be8",
             "Azure Machine Learning workspaces should be encrypted with a customer-managed key",
-            "Required for high-business-impact workspaces, or for all with the option required.",
+            "Agrees on the test: encryption.status not Enabled fails, projects excluded (Azure/azure-policy "
+            "built-in-policies/policyDefinitions/Machine Learning/Workspace_CMKEnabled_Audit.json@f4a50bac). The "
+            "policy audits every workspace; azai only high-business-impact ones, or all with the option required.",
         ),
         PeerRule(
             AZURE_POLICY,
             "7f40cee6-e933-4d0f-a782-b96615e0f4a6",
             "Azure Machine Learning workspaces should be encrypted with the use of a customer-managed key",
-            "Required for high-business-impact workspaces, or for all with the option required.",
+            "Agrees on the test: encryption.status must be Enabled, projects excluded (Azure/azure-policy "
+            "built-in-policies/policyDefinitions/Machine Learning/Workspace_CMKEnabled_Audit_V2.json@f4a50bac). The "
+            "policy audits every workspace; azai only high-business-impact ones, or all with the option required.",
         ),
         PeerRule(
             AZURE_POLICY,
             "67121cc7-ff39-4ab8-b7e3-95b84dab487d",
-            "Cognitive Services accounts should enable data encryption with a customer-managed key",
-            "With the option required.",
+            "Azure AI Services resources should encrypt data at rest with a customer-managed key (CMK)",
+            "With the option required, agrees on the test (keySource not Microsoft.KeyVault fails), but the policy's "
+            "default excludedKinds skips 16 kinds, AIServices, CognitiveServices and ContentSafety among them "
+            "(Azure/azure-policy built-in-policies/policyDefinitions/Cognitive "
+            "Services/CustomerManagedKey_Audit.json@f4a50bac); azai judges every kind.",
         ),
         PeerRule(
             AZURE_POLICY,
             "46aa9b05-0e60-4eae-a88b-1e9d374fa515",
             "Cognitive Services accounts should use customer owned storage",
-            "With the option owned_storage.",
+            "With the option owned_storage, the same test: an account reporting the CustomerManagedStorage "
+            "capability with no userOwnedStorage entry (Azure/azure-policy "
+            "built-in-policies/policyDefinitions/Cognitive Services/UserOwnedStorage_Audit.json@f4a50bac). Before "
+            "deploy, where capabilities are not known, azai decides by kind (SpeechServices, TextAnalytics, "
+            "AIServices).",
         ),
         PeerRule(
             CHECKOV,
             "CKV2_AZURE_22",
             "Cognitive Services enables customer-managed key for encryption",
-            "With the option required.",
+            "With the option required. Checkov (Terraform only) passes an account only when an "
+            "azurerm_cognitive_account_customer_managed_key resource connects it to a key (bridgecrewio/checkov "
+            "checkov/terraform/checks/graph_checks/azure/CognitiveServicesCustomerManagedKey.yaml@03d5fdad), while "
+            "azai reads encryption.keySource, which azurerm sets from the account's own customer_managed_key block, "
+            "so each fails an account keyed only the other way.",
         ),
     ),
 )

@@ -99,26 +99,44 @@ from scanner.model.resources import Resource
             CHECKOV,
             "CKV_AZURE_134",
             "Cognitive Services accounts disable public network access",
-            "Passes a deny-by-default network ACL, as PSRule and Azure Policy do.",
+            "Disagrees on deny-by-default ACLs: Checkov fails unless publicNetworkAccess is Disabled (Terraform "
+            "public_network_access_enabled false), absent included (bridgecrewio/checkov "
+            "checkov/arm/checks/resource/CognitiveServicesDisablesPublicNetwork.py@03d5fdad), while azai, as PSRule "
+            "and Azure Policy do, also passes networkAcls.defaultAction Deny. Both judge every account.",
         ),
-        PeerRule(PSRULE, "Azure.AI.PublicAccess", "AI services accounts restrict network access (AZR-000280)"),
+        PeerRule(
+            PSRULE,
+            "Azure.AI.PublicAccess",
+            "AI services accounts restrict network access (AZR-000280)",
+            "Agrees on both: every account fails unless publicNetworkAccess is Disabled or networkAcls.defaultAction "
+            "is Deny, absent failing (Azure/PSRule.Rules.Azure "
+            "src/PSRule.Rules.Azure/rules/Azure.AI.Rule.yaml@0df3c669).",
+        ),
         PeerRule(
             AZURE_POLICY,
             "037eea7a-bd0a-46c5-9a66-03aea78705d3",
             "Azure AI Services resources should restrict network access",
+            "Agrees on accounts: publicNetworkAccess not Disabled and defaultAction not Deny fails. The policy also "
+            "audits AI Search services (Azure/azure-policy built-in-policies/policyDefinitions/Azure Ai "
+            "Services/NetworkAcls_Audit.json@f4a50bac), which AZAI-115 judges.",
         ),
         PeerRule(
             PSRULE,
             "Azure.AI.PrivateEndpoints",
             "AI services accounts use private endpoints (AZR-000283)",
-            "azai reports the missing private endpoint at medium severity once public access is restricted.",
+            "A different test: PSRule passes any account with publicNetworkAccess Disabled and counts no endpoints "
+            "(Azure/PSRule.Rules.Azure src/PSRule.Rules.Azure/rules/Azure.AI.Rule.yaml@0df3c669); azai reports an "
+            "account with restricted access but no private endpoint at medium, and one open to all networks under "
+            "its high finding instead.",
         ),
         PeerRule(
             AZURE_POLICY,
             "d6759c02-b87f-42b7-892e-71b3f471d782",
             "Azure AI Services resources should use Azure Private Link",
-            "Replaces cddd188c (Cognitive Services should use private link), which audited only accounts "
-            "with the VirtualNetworks capability; it also audits AI Search services, which this rule does not.",
+            "The policy fails an account with no Approved private endpoint connection, whatever its network access, "
+            "and also audits AI Search services (Azure/azure-policy built-in-policies/policyDefinitions/Azure Ai "
+            "Services/EnablePrivateEndpoints_Audit.json@f4a50bac); azai counts a declared endpoint or any reported "
+            "connection, and reports none (medium) only once public access is restricted.",
         ),
     ),
 )

@@ -59,7 +59,11 @@ from scanner.model.unknown import known
             CHECKOV,
             "CKV_AZURE_247",
             "OpenAI accounts restrict outbound network access with FQDNs",
-            "Also AIServices accounts, which serve OpenAI models.",
+            "Disagrees on an empty allow-list: Checkov fails a restricted account without fqdns "
+            "(bridgecrewio/checkov checkov/terraform/checks/resource/azure/"
+            "OpenAICognitiveServicesRestrictOutboundNetwork.py@03d5fdad), azai passes it as the strictest setting. "
+            "Checkov reads Terraform accounts of kind OpenAI only; azai every source, and AIServices accounts, which "
+            "serve OpenAI models.",
         ),
     ),
 )

@@ -81,24 +81,71 @@ from scanner.model.unknown import known
     help_uri=rule_page("AZAI-111"),
     peers=(
         PeerRule(
-            CHECKOV, "CKV2_AZURE_50", "Storage of a high-business-impact ML workspace disables public network access"
+            CHECKOV,
+            "CKV2_AZURE_50",
+            "Storage of a high-business-impact ML workspace disables public network access",
+            "Agrees on substance: the storage of a high-business-impact workspace fails unless public network access "
+            "is off, absent included (bridgecrewio/checkov "
+            "checkov/terraform/checks/graph_checks/azure/AzureMLWorkspaceHBIPublicNetwork.yaml@03d5fdad). azai "
+            "judges only the storage account a workspace names in properties.storageAccount, when hbiWorkspace is "
+            "true; Checkov (Terraform only) judges the same pair but reports the workspace, passing it only with "
+            "high_business_impact false or private storage.",
         ),
         PeerRule(
             CHECKOV,
             "CKV_AZURE_190",
             "Storage blobs restrict public access",
-            "Disagrees: an absent allowBlobPublicAccess passes (Azure defaults it to false).",
+            "Disagrees on an absent value: Checkov fails an absent allow_nested_items_to_be_public "
+            "(bridgecrewio/checkov "
+            "checkov/terraform/checks/resource/azure/StorageBlobRestrictPublicAccess.py@03d5fdad), azai passes an "
+            "absent allowBlobPublicAccess, as Azure has defaulted it to false since 2023. azai judges only the "
+            "storage account a workspace names in properties.storageAccount; Checkov every storage account.",
         ),
-        PeerRule(CHECKOV, "CKV2_AZURE_47", "Storage account without blob anonymous access"),
         PeerRule(
-            PSRULE, "Azure.Storage.BlobPublicAccess", "Storage accounts disallow anonymous blob access (AZR-000198)"
+            CHECKOV,
+            "CKV2_AZURE_47",
+            "Storage account without blob anonymous access",
+            "Disagrees on an absent value: Checkov fails an absent allow_nested_items_to_be_public, its test case "
+            "fail_1 (bridgecrewio/checkov checkov/terraform/checks/graph_checks/azure/"
+            "AzureStorageAccConfigWithoutBlobAnonymousAccess.yaml@03d5fdad), azai passes an absent "
+            "allowBlobPublicAccess. azai judges only the storage account a workspace names in "
+            "properties.storageAccount; Checkov every storage account.",
         ),
         PeerRule(
-            AZURE_POLICY, "4fa4b6c0-31ca-4c0d-b10d-24b96f62a751", "Storage account public access should be disallowed"
+            PSRULE,
+            "Azure.Storage.BlobPublicAccess",
+            "Storage accounts disallow anonymous blob access (AZR-000198)",
+            "Disagrees on an absent value: PSRule fails an absent allowBlobPublicAccess, as it must equal false "
+            "(Azure/PSRule.Rules.Azure src/PSRule.Rules.Azure/rules/Azure.Storage.Rule.yaml@368654db), while azai "
+            "passes it, as Azure has defaulted it to false since 2023. azai judges only the storage account a "
+            "workspace names in properties.storageAccount; PSRule every storage account but FileStorage.",
         ),
-        PeerRule(CHECKOV, "CKV2_AZURE_40", "Storage account not configured with Shared Key authorization"),
         PeerRule(
-            AZURE_POLICY, "8c6a50c6-9ffd-4ae7-986f-5fa6111f9a54", "Storage accounts should prevent shared key access"
+            AZURE_POLICY,
+            "4fa4b6c0-31ca-4c0d-b10d-24b96f62a751",
+            "Storage account public access should be disallowed",
+            "Disagrees on an absent value: the policy flags every allowBlobPublicAccess that is not false, absent "
+            "included (Azure/azure-policy built-in-policies/policyDefinitions/Storage/"
+            "ASC_Storage_DisallowPublicBlobAccess_Audit.json@f4a50bac), azai passes an absent one. azai judges only "
+            "the storage account a workspace names in properties.storageAccount; the policy every storage account.",
+        ),
+        PeerRule(
+            CHECKOV,
+            "CKV2_AZURE_40",
+            "Storage account not configured with Shared Key authorization",
+            "Agrees on substance: shared keys fail unless explicitly off, absent included (bridgecrewio/checkov "
+            "checkov/terraform/checks/graph_checks/azure/AzureStorageAccConfigSharedKeyAuth.yaml@03d5fdad). azai "
+            "judges only the storage account a workspace names in properties.storageAccount; Checkov every storage "
+            "account.",
+        ),
+        PeerRule(
+            AZURE_POLICY,
+            "8c6a50c6-9ffd-4ae7-986f-5fa6111f9a54",
+            "Storage accounts should prevent shared key access",
+            "Agrees on substance: allowSharedKeyAccess absent, empty or true fails (Azure/azure-policy "
+            "built-in-policies/policyDefinitions/Storage/StorageAccountAllowSharedKeyAccess_Audit.json@f4a50bac). "
+            "azai judges only the storage account a workspace names in properties.storageAccount; the policy every "
+            "storage account.",
         ),
     ),
 )

@@ -70,38 +70,88 @@ from scanner.model.unknown import known
     ),
     help_uri=rule_page("AZAI-112"),
     peers=(
-        PeerRule(CHECKOV, "CKV_AZURE_137", "ACR admin account disabled"),
-        PeerRule(PSRULE, "Azure.ACR.AdminUser", "Container registry admin user disabled (AZR-000005)"),
+        PeerRule(
+            CHECKOV,
+            "CKV_AZURE_137",
+            "ACR admin account disabled",
+            "Agrees on substance: only an explicit adminUserEnabled true fails (bridgecrewio/checkov "
+            "checkov/arm/checks/resource/ACRAdminAccountDisabled.py@03d5fdad). azai judges only the registry a "
+            "workspace names in properties.containerRegistry; Checkov every registry.",
+        ),
+        PeerRule(
+            PSRULE,
+            "Azure.ACR.AdminUser",
+            "Container registry admin user disabled (AZR-000005)",
+            "Agrees on substance: adminUserEnabled must be false or absent (Azure/PSRule.Rules.Azure "
+            "src/PSRule.Rules.Azure/rules/Azure.ACR.Rule.yaml@64a1e0d8). azai judges only the registry a workspace "
+            "names in properties.containerRegistry; PSRule every registry.",
+        ),
         PeerRule(
             AZURE_POLICY,
             "dc921057-6b28-4fbe-9b83-f7bec05db6c2",
             "Container registries should have local admin account disabled",
+            "Agrees on substance: adminUserEnabled true fails (Azure/azure-policy "
+            "built-in-policies/policyDefinitions/Container "
+            "Registry/ACR_AdminAccountDisabled_AuditDeny.json@f4a50bac). azai judges only the registry a workspace "
+            "names in properties.containerRegistry; the policy every registry.",
         ),
-        PeerRule(PSRULE, "Azure.ACR.Firewall", "Container registry restricts network access (AZR-000402)"),
-        PeerRule(PSRULE, "Azure.KeyVault.Firewall", "Key Vault accepts only explicitly allowed traffic (AZR-000355)"),
+        PeerRule(
+            PSRULE,
+            "Azure.ACR.Firewall",
+            "Container registry restricts network access (AZR-000402)",
+            "Agrees on the test (publicNetworkAccess Disabled or networkRuleSet.defaultAction Deny, absent failing), "
+            "but PSRule judges Premium registries only and gives Basic and Standard ones no result "
+            "(Azure/PSRule.Rules.Azure src/PSRule.Rules.Azure/rules/Azure.ACR.Rule.yaml@64a1e0d8, selector "
+            "Azure.ACR.IsPremiumSKU), where azai fails an open one. azai judges only the registry a workspace names "
+            "in properties.containerRegistry; PSRule every Premium registry.",
+        ),
+        PeerRule(
+            PSRULE,
+            "Azure.KeyVault.Firewall",
+            "Key Vault accepts only explicitly allowed traffic (AZR-000355)",
+            "Disagrees on public access off: PSRule passes only networkAcls.defaultAction Deny "
+            "(Azure/PSRule.Rules.Azure src/PSRule.Rules.Azure/rules/Azure.KeyVault.Rule.yaml@634f7d84), so it fails "
+            "a vault with publicNetworkAccess Disabled and an Allow default action, which azai passes. azai judges "
+            "only the key vault a workspace names in properties.keyVault; PSRule every vault.",
+        ),
         PeerRule(
             CHECKOV,
             "CKV_AZURE_139",
             "ACR public network access disabled",
-            "Passes a deny-by-default network rule set, as PSRule does; the Checkov check and the policy fail it.",
+            "Disagrees on deny-by-default: Checkov fails unless publicNetworkAccess is Disabled (Terraform "
+            "public_network_access_enabled false), absent included (bridgecrewio/checkov "
+            "checkov/arm/checks/resource/ACRPublicNetworkAccessDisabled.py@03d5fdad), while azai, as PSRule does, "
+            "also passes networkRuleSet.defaultAction Deny. azai judges only the registry a workspace names in "
+            "properties.containerRegistry; Checkov every registry.",
         ),
         PeerRule(
             AZURE_POLICY,
             "0fdf0491-d080-4575-b627-ad0e843cba0f",
             "Public network access should be disabled for Container registries",
-            "Passes a deny-by-default network rule set, as PSRule does; the Checkov check and the policy fail it.",
+            "Disagrees on deny-by-default: the policy flags publicNetworkAccess not Disabled, absent included "
+            "(Azure/azure-policy built-in-policies/policyDefinitions/Container "
+            "Registry/ACR_PublicNetworkAccess_AuditDeny.json@f4a50bac), while azai also passes "
+            "networkRuleSet.defaultAction Deny. azai judges only the registry a workspace names in "
+            "properties.containerRegistry; the policy every registry.",
         ),
         PeerRule(
             CHECKOV,
             "CKV_AZURE_189",
             "Key Vault disables public network access",
-            "Passes a deny-by-default network ACL, as PSRule does; the Checkov check and the policy fail it.",
+            "Disagrees on network ACLs: Checkov passes public access off or any IP rule (in Terraform any subnet "
+            "rule too) whatever the default action, and fails a Deny default without rules (bridgecrewio/checkov "
+            "checkov/arm/checks/resource/KeyVaultDisablesPublicNetworkAccess.py@03d5fdad), where azai passes public "
+            "access off or a Deny default. azai judges only the key vault a workspace names in properties.keyVault; "
+            "Checkov every vault.",
         ),
         PeerRule(
             AZURE_POLICY,
             "405c5871-3e91-4644-8a63-58e19d68ff5b",
             "Azure Key Vault should disable public network access",
-            "Passes a deny-by-default network ACL, as PSRule does; the Checkov check and the policy fail it.",
+            "Disagrees on deny-by-default: the policy flags publicNetworkAccess not Disabled, absent included "
+            "(Azure/azure-policy built-in-policies/policyDefinitions/Key "
+            "Vault/PublicNetworkAccess_Audit.json@f4a50bac), while azai also passes networkAcls.defaultAction Deny. "
+            "azai judges only the key vault a workspace names in properties.keyVault; the policy every vault.",
         ),
     ),
 )

@@ -78,28 +78,93 @@ from scanner.model.unknown import known
     ),
     help_uri=rule_page("AZAI-113"),
     peers=(
-        PeerRule(CHECKOV, "CKV_AZURE_5", "RBAC is enabled on AKS clusters"),
-        PeerRule(PSRULE, "Azure.AKS.UseRBAC", "AKS clusters use Kubernetes RBAC (AZR-000038)"),
+        PeerRule(
+            CHECKOV,
+            "CKV_AZURE_5",
+            "RBAC is enabled on AKS clusters",
+            "Disagrees on an absent enableRBAC in a template: Checkov's ARM check fails it (bridgecrewio/checkov "
+            "checkov/arm/checks/resource/AKSRbacEnabled.py@03d5fdad), while azai, like Checkov's Terraform check, "
+            "passes it, as AKS enables RBAC by default; azai also fails a cluster without aadProfile. azai judges "
+            "only clusters with a GPU pool or attached to an AML workspace; Checkov every cluster.",
+        ),
+        PeerRule(
+            PSRULE,
+            "Azure.AKS.UseRBAC",
+            "AKS clusters use Kubernetes RBAC (AZR-000038)",
+            "Disagrees on an absent value: PSRule fails an absent enableRBAC, as it must equal true "
+            "(Azure/PSRule.Rules.Azure src/PSRule.Rules.Azure/rules/Azure.AKS.Rule.yaml@607eb180), while azai fails "
+            "only an explicit false, as AKS enables RBAC by default. azai judges only clusters with a GPU pool or "
+            "attached to an AML workspace; PSRule every cluster.",
+        ),
         PeerRule(
             AZURE_POLICY,
             "ac4a19c2-fa67-49b4-8ae5-0b2e78c49457",
             "Role-Based Access Control (RBAC) should be used on Kubernetes Services",
+            "Agrees on enableRBAC: only an explicit false fails (Azure/azure-policy "
+            "built-in-policies/policyDefinitions/Security "
+            "Center/ASC_EnableRBAC_KubernetesService_Audit.json@f4a50bac); azai also fails a cluster without "
+            "aadProfile. azai judges only clusters with a GPU pool or attached to an AML workspace; the policy every "
+            "cluster.",
         ),
-        PeerRule(PSRULE, "Azure.AKS.ManagedAAD", "AKS-managed Microsoft Entra integration (AZR-000029)"),
-        PeerRule(CHECKOV, "CKV_AZURE_141", "AKS local admin account disabled"),
-        PeerRule(PSRULE, "Azure.AKS.LocalAccounts", "AKS local accounts disabled (AZR-000031)"),
+        PeerRule(
+            PSRULE,
+            "Azure.AKS.ManagedAAD",
+            "AKS-managed Microsoft Entra integration (AZR-000029)",
+            "Disagrees on the legacy integration: PSRule requires aadProfile.managed true (Azure/PSRule.Rules.Azure "
+            "src/PSRule.Rules.Azure/rules/Azure.AKS.Rule.yaml@607eb180), while azai passes any aadProfile, so a "
+            "legacy (not AKS-managed) Entra integration fails PSRule only. azai judges only clusters with a GPU pool "
+            "or attached to an AML workspace; PSRule every cluster.",
+        ),
+        PeerRule(
+            CHECKOV,
+            "CKV_AZURE_141",
+            "AKS local admin account disabled",
+            "Agrees on substance: local accounts fail unless explicitly disabled, absent included "
+            "(bridgecrewio/checkov checkov/arm/checks/resource/AKSLocalAdminDisabled.py@03d5fdad). azai judges only "
+            "clusters with a GPU pool or attached to an AML workspace; Checkov every cluster.",
+        ),
+        PeerRule(
+            PSRULE,
+            "Azure.AKS.LocalAccounts",
+            "AKS local accounts disabled (AZR-000031)",
+            "Agrees on substance: disableLocalAccounts must equal true, absent failing (Azure/PSRule.Rules.Azure "
+            "src/PSRule.Rules.Azure/rules/Azure.AKS.Rule.yaml@607eb180), though PSRule ships it as a preview rule, "
+            "outside its GA baselines. azai judges only clusters with a GPU pool or attached to an AML workspace; "
+            "PSRule every cluster.",
+        ),
         PeerRule(
             AZURE_POLICY,
             "993c2fcd-2b29-49d2-9eb0-df2c3a730c32",
             "Azure Kubernetes Service Clusters should have local authentication methods disabled",
+            "Agrees on substance: disableLocalAccounts not true fails, absent included (Azure/azure-policy "
+            "built-in-policies/policyDefinitions/Kubernetes/AKS_DisableLocalAccounts_Deny.json@f4a50bac). azai "
+            "judges only clusters with a GPU pool or attached to an AML workspace; the policy every cluster.",
         ),
-        PeerRule(CHECKOV, "CKV_AZURE_7", "AKS cluster has a network policy"),
-        PeerRule(PSRULE, "Azure.AKS.NetworkPolicy", "AKS network policy enabled (AZR-000027)"),
+        PeerRule(
+            CHECKOV,
+            "CKV_AZURE_7",
+            "AKS cluster has a network policy",
+            "Disagrees on none: Checkov passes any networkPolicy value, none included, and fails only an absent one "
+            "(bridgecrewio/checkov checkov/arm/checks/resource/AKSNetworkPolicy.py@03d5fdad), while azai fails none "
+            "too. azai judges only clusters with a GPU pool or attached to an AML workspace; Checkov every cluster.",
+        ),
+        PeerRule(
+            PSRULE,
+            "Azure.AKS.NetworkPolicy",
+            "AKS network policy enabled (AZR-000027)",
+            "Disagrees on cilium: PSRule passes only azure or calico (Azure/PSRule.Rules.Azure "
+            "src/PSRule.Rules.Azure/rules/Azure.AKS.Rule.yaml@607eb180), while azai passes any policy but none, "
+            "cilium included; both fail an absent one. azai judges only clusters with a GPU pool or attached to an "
+            "AML workspace; PSRule every cluster.",
+        ),
         PeerRule(
             CHECKOV,
             "CKV_AZURE_143",
             "AKS cluster nodes have no public IP addresses",
-            "Every pool, not only the default one.",
+            "Agrees on substance: only an explicit true fails (bridgecrewio/checkov "
+            "checkov/terraform/checks/resource/azure/AKSNodePublicIpDisabled.py@03d5fdad), but Checkov reads the "
+            "default pool of Terraform clusters only, azai every pool in every source. azai judges only clusters "
+            "with a GPU pool or attached to an AML workspace; Checkov every cluster.",
         ),
     ),
 )

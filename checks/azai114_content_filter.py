@@ -133,44 +133,65 @@ STREAMING_MODES = ("Asynchronous_filter", "Deferred")
             AZURE_POLICY,
             "5207647b-3e83-4e28-b836-c382cb5e2a2e",
             "[Preview]: Guardrail for Cognitive Services Deployments (initiative)",
-            "Audit-only; azai reads the policy a deployment names, before deploy, from the IaC.",
+            "Audit-only, and its policies judge deployed deployments' resolved filters (mode "
+            "Microsoft.CognitiveServices.Data; Azure/azure-policy built-in-policies/policySetDefinitions/Cognitive "
+            "Services/AllowDeploymentControl_Audit.json@f4a50bac); azai reads the policy a deployment names, and the "
+            "account's custom filters, before deploy from the IaC. Its policies' notes say where they decide "
+            "differently.",
         ),
         PeerRule(
             AZURE_POLICY,
             "930f48f9-f07e-427c-9494-52603581c6a9",
             "[Preview]: Cognitive Services Deployments should only use allowed control",
-            "Accepts a High threshold by default (allowed severities Medium and High); azai reports it at medium "
-            "severity, since it lets medium-severity content through.",
+            "Both require the harm categories enabled and blocking on prompts and completions, but the policy allows "
+            "Medium and High thresholds by default (Azure/azure-policy built-in-policies/policyDefinitions/Cognitive "
+            "Services/AllowDeploymentMultiSeverityControl_Audit.json@f4a50bac), where azai reports High at medium "
+            "severity, since it lets medium-severity content through. The policy judges deployed deployments only.",
         ),
         PeerRule(
             AZURE_POLICY,
             "f3a9c2e0-7b4d-4d8f-9c3a-2e1f6b9a8d4e",
             "[Preview]: Cognitive Services Deployments should only use allowed prompt content filtering",
-            "azai checks Jailbreak and Indirect Attack; it does not check Profanity.",
+            "The initiative assigns it for Jailbreak, Indirect Attack, Indirect Attack Spotlighting and Profanity on "
+            "prompts (Azure/azure-policy built-in-policies/policyDefinitions/Cognitive "
+            "Services/AllowDeploymentPromptControl_Audit.json@f4a50bac); azai checks Jailbreak (high) and Indirect "
+            "Attack (medium), not Spotlighting or Profanity. The policy judges deployed deployments only.",
         ),
         PeerRule(
             AZURE_POLICY,
             "af253d37-136a-42f8-a1fc-30010c083d41",
             "[Preview]: Cognitive Services Deployments should only use allowed completion content filtering",
-            "Covers the harm categories on completions; azai does not check Profanity or protected material.",
+            "Not covered: its filters are Profanity and Protected Material Code and Text on completions "
+            "(Azure/azure-policy built-in-policies/policyDefinitions/Cognitive "
+            "Services/AllowDeploymentCompletionControl_Audit.json@f4a50bac), none of which azai checks; the harm "
+            "categories on completions are policy 930f48f9's.",
         ),
         PeerRule(
             AZURE_POLICY,
             "c1ad46c6-37f8-4af0-9c71-c208375c87dd",
             "[Preview]: Cognitive Services Deployments Should Only Use Allowed Control Mode",
-            "Allows Asynchronous_filter by default; azai reports it.",
+            "The policy passes only the modes its parameter lists, by default Default and Asynchronous_filter "
+            "(Azure/azure-policy built-in-policies/policyDefinitions/Cognitive "
+            "Services/AllowControlModeForDeployment_Audit.json@f4a50bac): it passes Asynchronous_filter, which azai "
+            "reports at medium, and flags Blocking, which azai passes. It judges deployed deployments only.",
         ),
         PeerRule(
             AI_LZ_CHECKLIST,
             "AI.52",
             "Use Azure AI Content Safety to define a baseline content filter for your approved AI models "
             "(570e9d31-44ea-409e-a5a9-83bee922204d)",
+            "A checklist item without a query (Azure/review-checklists checklists/ai_lz_checklist.en.json@56cc3adc): "
+            "azai checks what it asks of every model deployment and custom filter, harm categories enabled, blocking "
+            "and at Low or Medium.",
         ),
         PeerRule(
             AI_LZ_CHECKLIST,
             "AI.93",
             "Implement jailbreak risk detection to safeguard your language model deployments against prompt "
             "injection attacks (9de0d5d7-31d4-41e3-911c-817bfafbc416)",
+            "The checklist's graph query marks every Content Safety account compliant and judges no deployment "
+            "(Azure/review-checklists checklists/ai_lz_checklist.en.json@56cc3adc); azai fails a custom filter whose "
+            "Jailbreak shield is off or only annotates, and a deployment without filtering.",
         ),
     ),
 )

@@ -88,44 +88,75 @@ _ANY_ADDRESS = frozenset({"0.0.0.0/0", "0.0.0.0"})
             AZURE_POLICY,
             "6300012e-e9a4-4649-b41f-a85f5c43be91",
             "Azure AI Search services should have local authentication methods disabled",
+            "Agrees on both: every service fails unless disableLocalAuth is true, absent included "
+            "(Azure/azure-policy "
+            "built-in-policies/policyDefinitions/Search/DisableLocalAuth_AuditDeny.json@f4a50bac).",
         ),
         PeerRule(
             AZURE_POLICY,
             "ee980b6d-0eca-4501-8d54-f6290fd512c3",
             "Azure AI Search services should disable public network access",
-            "azai also passes SecuredByPerimeter, which the policy flags, and reports an IP firewall at medium.",
+            "Both fail publicNetworkAccess absent or Enabled on every service, but the policy also flags "
+            "SecuredByPerimeter (Azure/azure-policy built-in-policies/policyDefinitions/Search/"
+            "RequirePublicNetworkAccessDisabled_Deny.json@f4a50bac), which azai passes as a network security "
+            "perimeter decides, and azai reports access limited by IP rules at medium, not high.",
         ),
         PeerRule(
             AZURE_POLICY,
             "0fda3595-9f2b-4592-8675-4231d6fa82fe",
             "Azure Cognitive Search services should use private link (deprecated)",
-            "Not covered: azai requires public access disabled instead of counting private endpoints, and the "
-            "policy is deprecated.",
+            "Not covered: the deprecated policy fails a service with no Approved private endpoint connection "
+            "(Azure/azure-policy built-in-policies/policyDefinitions/Search/PrivateEndpoints_Audit.json@f4a50bac); "
+            "azai counts no endpoints and requires public access disabled instead, which closes the service without "
+            "one.",
         ),
         PeerRule(
             AZURE_POLICY,
             "76a56461-9dc0-40f0-82f5-2453283afa2f",
             "Azure AI Search services should use customer-managed keys to encrypt data at rest",
-            "azai reads encryptionWithCmk.enforcement only; encryptionComplianceStatus is known after deploy.",
+            "The policy requires encryptionWithCmk.enforcement Enabled and encryptionComplianceStatus Compliant on "
+            "every service (Azure/azure-policy built-in-policies/policyDefinitions/Search/CMK_Audit.json@f4a50bac); "
+            "azai reads enforcement only (the status is known after deploy), exempts the free tier, where "
+            "customer-managed keys are not available, and drops the finding with the option require_cmk_enforcement "
+            "false.",
         ),
         PeerRule(
             AZURE_POLICY,
             "a049bf77-880b-470f-ba6d-9f21c530cf83",
             "Azure AI Search service should use a SKU that supports private link",
-            "Not covered here: AZAI-404 reports a free service, which has no SLA and no private link.",
+            "Not covered here: the policy flags the free SKU (Azure/azure-policy "
+            "built-in-policies/policyDefinitions/Search/RequirePrivateLinkSupportedResource_Deny.json@f4a50bac), "
+            "which AZAI-404 reports, as it has no SLA; this rule exempts free services from its identity and key "
+            "findings.",
         ),
-        PeerRule(PSRULE, "Azure.Search.ManagedIdentity", "Search services use a managed identity (AZR-000175)"),
+        PeerRule(
+            PSRULE,
+            "Azure.Search.ManagedIdentity",
+            "Search services use a managed identity (AZR-000175)",
+            "Disagrees twice: PSRule requires identity.type exactly SystemAssigned on every service, the free tier "
+            "included (Azure/PSRule.Rules.Azure src/PSRule.Rules.Azure/rules/Azure.Search.Rule.ps1@c665b65e; its "
+            "tests fail the free search-D, tests/PSRule.Rules.Azure.Tests/Azure.Search.Tests.ps1@204783f7), while "
+            "azai accepts a user-assigned identity too and exempts the free tier, which cannot have one. Both fail a "
+            "billable service without one.",
+        ),
         PeerRule(
             CHECKOV,
             "CKV_AZURE_207",
             "Azure Cognitive Search service uses managed identities",
-            "Checkov requires SystemAssigned; azai accepts a user-assigned identity too.",
+            "Disagrees twice: Checkov requires identity type SystemAssigned on every Terraform service, the free "
+            "tier included (bridgecrewio/checkov "
+            "checkov/terraform/checks/resource/azure/AzureSearchManagedIdentity.py@03d5fdad), while azai accepts a "
+            "user-assigned identity too and exempts the free tier, which cannot have one.",
         ),
         PeerRule(
             CHECKOV,
             "CKV_AZURE_210",
             "Azure Cognitive Search service allowed IPs do not give public access",
-            "An allowed 0.0.0.0/0 counts as open to all networks.",
+            "A different test: Checkov fails only an allowed_ips entry 0.0.0.0/0 and passes a service with no "
+            "allowed_ips, its test case default (bridgecrewio/checkov "
+            "checkov/terraform/checks/resource/azure/AzureSearchAllowedIPsNotGlobal.py@03d5fdad), which azai fails "
+            "as open to all networks unless public access is disabled; azai reports a narrower IP firewall at "
+            "medium.",
         ),
     ),
 )

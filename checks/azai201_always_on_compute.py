@@ -140,26 +140,44 @@ SCHEDULE_NOTE = (
             CHECKOV,
             "CKV_AZURE_150",
             "ML compute cluster min_node_count is 0",
-            "Every source, not Terraform only; plus GPU node pools and compute instances.",
+            "Agrees on clusters: min_node_count must be 0 (bridgecrewio/checkov "
+            "checkov/terraform/checks/resource/azure/MLComputeClusterMinNodes.py@03d5fdad). Checkov reads Terraform "
+            "only; azai every source, plus GPU node pools and compute instances.",
         ),
         PeerRule(
             PSRULE,
             "Azure.ML.ComputeIdleShutdown",
             "Compute instances have an idle shutdown (AZR-000403)",
-            "Stricter: also a maximum idle time (option max_idle_before_shutdown).",
+            "Stricter: both fail a compute instance without idleTimeBeforeShutdown (Azure/PSRule.Rules.Azure "
+            "src/PSRule.Rules.Azure/rules/Azure.ML.Rule.yaml@1556a9cd), and azai also fails one longer than the "
+            "option max_idle_before_shutdown (default PT4H). azai also judges clusters and GPU node pools.",
         ),
         PeerRule(
             AZURE_POLICY,
             "679ddf89-ab8f-48a5-9029-e76054077449",
             "Azure Machine Learning Compute Instance should have idle shutdown",
-            "Stricter: also a maximum idle time (option max_idle_before_shutdown).",
+            "Stricter: both fail an instance whose idleTimeBeforeShutdown is absent or empty (Azure/azure-policy "
+            "built-in-policies/policyDefinitions/Machine Learning/IdleShutdown_Audit.json@f4a50bac), and azai also "
+            "fails one longer than the option max_idle_before_shutdown (default PT4H). azai also judges clusters and "
+            "GPU node pools, and IaC before deploy.",
         ),
         PeerRule(
             STEAMPIPE,
             "machine_learning_compute_cluster_minimum_node_zero",
             "ML compute cluster minimum node count is 0",
+            "Agrees on clusters: its query alarms unless scale_settings.min_node_count is 0 "
+            "(turbot/steampipe-mod-terraform-azure-compliance query/machinelearning.pp@9c1246e3). It reads "
+            "Terraform's azurerm_machine_learning_compute_cluster only; azai every source, plus GPU node pools and "
+            "compute instances.",
         ),
-        PeerRule(CUSTODIAN, "#9412", "Pull request: minNodeCount filter for ML compute clusters"),
+        PeerRule(
+            CUSTODIAN,
+            "#9412",
+            "Pull request: compute-instances filter for ML workspaces",
+            "Not a rule: the merged filter lets a policy match a deployed workspace's computes by any value, its "
+            "example by properties.properties.scaleSettings.minNodeCount 0 (cloud-custodian/cloud-custodian#9412, "
+            "2024-04-08). azai reports each cluster above 0 itself, in IaC too.",
+        ),
     ),
 )
 def always_on_compute(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:

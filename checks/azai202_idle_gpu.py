@@ -77,7 +77,11 @@ from scanner.model.unknown import Unknown, known
             ADVISOR,
             "VM/VMSS shutdown",
             "Shut down or resize underused virtual machines and scale sets",
-            "GPU utilization from Azure Monitor; Advisor's CPU thresholds only as the low-confidence fallback.",
+            "Advisor reads CPU and outbound network over 7 days (P95 of max CPU below 3%, the last 3 days' average "
+            "at most 2%, network below 2%) on every VM and scale set, with no GPU metric "
+            "(MicrosoftDocs/azure-monitor-docs articles/advisor/advisor-cost-recommendations.md). azai judges GPU "
+            "VMs, scale sets and AML computes on GPU utilization (average below 10%, peak below 30%), and on "
+            "Advisor's CPU thresholds, without network, only as the low-confidence fallback for VMs and scale sets.",
         ),
     ),
 )

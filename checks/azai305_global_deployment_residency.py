@@ -101,15 +101,18 @@ POLICIES = (REGIONAL, DATA_ZONE, "any")
             APRL,
             "ac3add17",
             "Ensure AOAI models are deployed using Data Zone Standard for data residency requirements",
-            "Only where the account, or the Search data it serves, is in a data-resident region; "
-            "regional deployments pass too, as they process less widely than a data zone.",
+            "Advice without a query (Azure/Azure-Proactive-Resiliency-Library-v2 "
+            "azure-resources/CognitiveServices/accounts/recommendations.yaml@9b93db71, automationAvailable false). "
+            "azai fails only where the account, or the Search data it serves, is in a data-resident region; regional "
+            "deployments pass too, as they process less widely than a data zone.",
         ),
         PeerRule(
             APRL,
             "081fc8a4",
             "Ensure PAYG AOAI models leverage Global Standard deployment",
-            "The opposite advice, for availability: azai agrees outside data-resident regions and "
-            "fails Global deployments inside them, where residency outweighs throughput.",
+            "The opposite advice, for availability, and without a query (Azure/Azure-Proactive-Resiliency-Library-v2 "
+            "azure-resources/CognitiveServices/accounts/recommendations.yaml@9b93db71): azai agrees outside "
+            "data-resident regions and fails Global deployments inside them, where residency outweighs throughput.",
         ),
     ),
     principle=Principle(

@@ -101,7 +101,10 @@ ZONE_REGIONS = [
             PSRULE,
             "Azure.AKS.AvailabilityZone",
             "AKS pools use availability zones in supported regions (AZR-000021)",
-            "GPU pools only, where the region has zones.",
+            "A lower bar: PSRule passes a pool with any availabilityZones, one zone included, and judges only pools "
+            "whose type is VirtualMachineScaleSets, in regions its provider data lists with zones "
+            "(Azure/PSRule.Rules.Azure src/PSRule.Rules.Azure/rules/Azure.AKS.Rule.ps1@fd7291f5); azai requires two "
+            "or more zones. azai judges GPU pools only, with its own zone_regions list; PSRule every pool.",
         ),
     ),
 )

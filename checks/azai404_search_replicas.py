@@ -55,30 +55,52 @@ SLA_GUIDE = "https://learn.microsoft.com/azure/reliability/reliability-ai-search
     help_uri=rule_page("AZAI-404"),
     options={"min_replicas": 2},
     peers=(
-        PeerRule(PSRULE, "Azure.Search.QuerySLA", "Search services use at least 2 replicas (AZR-000173)"),
+        PeerRule(
+            PSRULE,
+            "Azure.Search.QuerySLA",
+            "Search services use at least 2 replicas (AZR-000173)",
+            "Agrees on both: every service, free included, fails below 2 replicas, an absent replicaCount failing "
+            "(Azure/PSRule.Rules.Azure src/PSRule.Rules.Azure/rules/Azure.Search.Rule.ps1@c665b65e; "
+            "tests/PSRule.Rules.Azure.Tests/Azure.Search.Tests.ps1@204783f7).",
+        ),
         PeerRule(
             PSRULE,
             "Azure.Search.IndexSLA",
             "Search services use at least 3 replicas (AZR-000174)",
-            "With the option min_replicas set to 3.",
+            "With the option min_replicas set to 3, agrees on both: every service fails below 3 replicas, an absent "
+            "replicaCount failing (Azure/PSRule.Rules.Azure "
+            "src/PSRule.Rules.Azure/rules/Azure.Search.Rule.ps1@c665b65e).",
         ),
-        PeerRule(CHECKOV, "CKV_AZURE_209", "Azure Cognitive Search maintains SLA for search index queries"),
+        PeerRule(
+            CHECKOV,
+            "CKV_AZURE_209",
+            "Azure Cognitive Search maintains SLA for search index queries",
+            "Agrees on both: every service fails below 2 replicas, an absent count failing (bridgecrewio/checkov "
+            "checkov/arm/checks/resource/AzureSearchSLAQueryUpdates.py@03d5fdad).",
+        ),
         PeerRule(
             CHECKOV,
             "CKV_AZURE_208",
             "Azure Cognitive Search maintains SLA for index updates",
-            "With the option min_replicas set to 3.",
+            "With the option min_replicas set to 3, agrees on both: every service fails below 3 replicas, an absent "
+            "count failing (bridgecrewio/checkov checkov/arm/checks/resource/AzureSearchSLAIndex.py@03d5fdad).",
         ),
         PeerRule(
             APRL,
             "b376281d",
             "Enable AZ support in AI Search by configuring multiple replicas to your search service",
+            "Agrees on deployed services: APRL's query flags replicaCount below 2 "
+            "(Azure/Azure-Proactive-Resiliency-Library-v2 "
+            "azure-resources/Search/searchServices/kql/b376281d-bfec-4695-8f90-9a44544fdfa4.kql@9b93db71). azai also "
+            "judges IaC, where an absent count is the API's default of 1.",
         ),
         PeerRule(
             PSRULE,
             "Azure.Search.SKU",
             "Search services use a minimum of the basic SKU (AZR-000172)",
-            "azai reports a free service here, as it has no SLA.",
+            "Agrees on both: every free service fails (Azure/PSRule.Rules.Azure "
+            "src/PSRule.Rules.Azure/rules/Azure.Search.Rule.ps1@c665b65e); azai reports it here because the free "
+            "tier has no SLA.",
         ),
     ),
 )

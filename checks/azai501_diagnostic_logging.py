@@ -80,21 +80,28 @@ LABELS = {
             AZURE_POLICY,
             "afe0c3be-ba3b-4544-ba52-0c99672a8ad6",
             "Resource logs in Azure Machine Learning Workspaces should be enabled",
-            "azai requires a Log Analytics destination; the policy also accepts storage with retention.",
+            "azai requires a Log Analytics destination; the policy accepts any setting with logs enabled, to storage "
+            "too unless it keeps them for 1 to 364 days (Azure/azure-policy "
+            "built-in-policies/policyDefinitions/Machine Learning/AuditDiagnosticLog_Audit.json@f4a50bac). Both "
+            "judge every workspace.",
         ),
         PeerRule(
             AZURE_POLICY,
             "1b4d1c4e-934c-4703-944c-27c82c06bebb",
             "Diagnostic logs in Azure AI services resources should be enabled",
-            "azai requires a Log Analytics destination; the policy accepts any setting that lists logs, "
-            "whatever its destination.",
+            "azai requires a Log Analytics destination and an enabled log; the policy accepts any setting that lists "
+            "logs, whatever their destination or state (Azure/azure-policy built-in-policies/policyDefinitions/Azure "
+            "Ai Services/DiagnosticLogs_Audit.json@f4a50bac). Both judge every Cognitive Services account and Search "
+            "service.",
         ),
         PeerRule(
             AZURE_POLICY,
             "b4330a05-a843-4bc8-bf9a-cacce50c67f4",
             "Resource logs in Search services should be enabled",
-            "azai requires a Log Analytics destination; the policy accepts any setting with logs enabled, "
-            "to storage too unless it keeps them for 1 to 364 days.",
+            "azai requires a Log Analytics destination; the policy accepts any setting with logs enabled, to storage "
+            "too unless it keeps them for 1 to 364 days (Azure/azure-policy "
+            "built-in-policies/policyDefinitions/Search/AuditDiagnosticLog_Audit.json@f4a50bac). Both judge every "
+            "Search service.",
         ),
     ),
 )

@@ -62,6 +62,9 @@ PATH = "properties.properties.osImageMetadata.isLatestOsImageVersion"
             AZURE_POLICY,
             "f110a506-2dcb-422e-bcea-d533fc8c35e2",
             "Audit Azure Machine Learning Compute Instances with an outdated operating system (preview)",
+            "Agrees on both: a deployed compute instance whose osImageMetadata.isLatestOsImageVersion is false fails "
+            "(Azure/azure-policy built-in-policies/policyDefinitions/Machine "
+            "Learning/ComputeInstanceUpdates_Audit.json@f4a50bac).",
         ),
     ),
 )

@@ -169,7 +169,11 @@ def test_rules_by_pillar_as_markdown_and_as_compliance_data() -> None:
         "tool": "Checkov",
         "id": "CKV_AZURE_150",
         "title": "ML compute cluster min_node_count is 0",
-        "note": "Every source, not Terraform only; plus GPU node pools and compute instances.",
+        "note": (
+            "Agrees on clusters: min_node_count must be 0 (bridgecrewio/checkov "
+            "checkov/terraform/checks/resource/azure/MLComputeClusterMinNodes.py@03d5fdad). Checkov reads Terraform "
+            "only; azai every source, plus GPU node pools and compute instances."
+        ),
     }
     assert data["rules"]["AZAI-301"]["pillar"] == "Performance Efficiency"
     assert data["rules"]["AZAI-301"]["peers"] == []

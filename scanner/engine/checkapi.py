@@ -103,8 +103,13 @@ class PeerRule:
     already runs to azai.
 
     ``id`` is what that tool itself reports: a Checkov check id, a PSRule rule name, an Azure
-    Policy definition GUID, an APRL recommendation id. ``note`` says where azai decides
-    differently from it, and why; empty when they agree.
+    Policy definition GUID, an APRL recommendation id. ``note`` is what a team replacing the
+    peer needs to know, checked against the peer's own rule text (and its tests, where it
+    publishes them): the difference in substance (what each makes of an absent value, a
+    default, a tier or SKU, the exact property) and in scope (which resources each judges),
+    citing the peer's file and commit where it decides a difference, or that the two agree on
+    both. Empty renders as a bare "agrees", which says nothing about scope, so built-in rules
+    always write one (tests/test_peer_notes.py).
     """
 
     tool: str
