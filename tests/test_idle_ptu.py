@@ -27,11 +27,15 @@ _account = functools.partial(model_account, GROUP)
 _deployment = functools.partial(model_deployment, GROUP)
 
 
-def _estate(resources: list[dict[str, Any]], metrics: dict[str, Any]) -> Estate:
+def _estate(
+    resources: list[dict[str, Any]], metrics: dict[str, Any], published: dict[str, list[str]] | None = None
+) -> Estate:
+    """An estate whose resources publish what Learn's tables say, unless ``published`` narrows it."""
     return Estate(
         [{"id": f"/subscriptions/{SUB}", "subscriptionId": SUB, "displayName": "models", "state": "Enabled"}],
         resources,
         metrics={k.lower(): v for k, v in metrics.items()},
+        published_metrics={k.lower(): v for k, v in (published or {}).items()},
     )
 
 
@@ -87,9 +91,8 @@ def model_estate() -> Estate:
             "ProvisionedUtilization": {"new-names-ptu": [1.0] * HOURS},
             "ModelRequests": {"new-names-ptu": [2.0] * HOURS},
         },
-        # `silent` publishes nothing.
     }
-    return _estate(resources, metrics)
+    return _estate(resources, metrics, {silent["id"]: []})  # `silent` publishes no metric at all
 
 
 def test_idle_and_unused_provisioned_throughput_fail_with_their_waste(serve) -> None:  # type: ignore[no-untyped-def]
@@ -122,15 +125,20 @@ def test_idle_and_unused_provisioned_throughput_fail_with_their_waste(serve) -> 
         assert cost is not None and cost.monthly_usd is None and cost.unknown_reason
     assert failed["foundry/new-names-ptu"].violation.observed["metric"] == "ProvisionedUtilization"
 
-    # one request per account holding a provisioned, fine-tuned or (for AZAI-209) pay-per-token deployment
+    # Per account holding a provisioned, fine-tuned or (for AZAI-209) pay-per-token deployment:
+    # the utilization (Average) when one is provisioned, and the counts (Total). `silent` answers
+    # its first request with a 400 that lists no metric, and is asked nothing more.
     accounts = sorted(path.rsplit("/", 1)[-1] for path, query in metrics if "/accounts/" in path)
-    assert accounts == ["foundry", "oai", "plain", "silent"]
-    query = next(q for path, q in metrics if path.endswith("/accounts/oai"))
-    assert query["$filter"] == ["ModelDeploymentName eq '*'"]
-    assert query["metricnames"] == [
-        "AzureOpenAIProvisionedManagedUtilizationV2,ProvisionedUtilization,AzureOpenAIRequests,ModelRequests,"
-        "ProcessedPromptTokens,GeneratedTokens,InputTokens,OutputTokens"
+    assert accounts == ["foundry", "foundry", "oai", "oai", "plain", "silent"]
+    asked = [(q["aggregation"], q["metricnames"]) for path, q in metrics if path.endswith("/accounts/oai")]
+    assert asked == [
+        (["Average"], ["AzureOpenAIProvisionedManagedUtilizationV2,ProvisionedUtilization"]),
+        (
+            ["Total"],
+            ["AzureOpenAIRequests,ModelRequests,ProcessedPromptTokens,GeneratedTokens,InputTokens,OutputTokens"],
+        ),
     ]
+    assert {q["$filter"][0] for path, q in metrics if "/accounts/" in path} == {"ModelDeploymentName eq '*'"}
 
 
 def test_a_deployment_is_not_idle_by_default_options_when_its_peak_is_high(serve) -> None:  # type: ignore[no-untyped-def]

@@ -1,7 +1,11 @@
 """An estate the emulator serves: subscriptions, management groups and ARM resources.
 
 A file holds ``{"subscriptions": [...], "managementGroups": {"mg": ["sub", ...]},
-"resources": [ARM resource bodies with full ids]}``. Child resources (agent pools, computes,
+"resources": [ARM resource bodies with full ids]}``, and optionally ``"metrics"`` (resource id
+-> metric name -> dimension value -> hourly samples), ``"publishedMetrics"`` (resource id ->
+the names it publishes, when fewer than its type's), ``"metricErrors"`` (resource id -> metric
+name -> ``{"code", "message"}`` answered instead of its series), ``"skus"``, ``"retailPrices"``,
+``"accountModels"`` and ``"locationModels"``. Child resources (agent pools, computes,
 endpoints) are listed with their full ids and served under their parents' collection routes.
 """
 
@@ -22,7 +26,11 @@ class Estate:
     none) of hourly samples; ``skus`` are resource SKU bodies; ``retail_prices`` are Retail
     Prices API items; ``account_models`` maps a lower-case account id to its models list
     (Accounts - List Models entries) and ``location_models`` a region to the subscription's
-    Models - List entries there."""
+    Models - List entries there. ``published_metrics`` narrows, for a lower-case resource id,
+    the metric names the resource publishes (Learn's table for its type by default: an account
+    from before the Foundry names, a sovereign cloud); ``metric_errors`` gives, by lower-case
+    resource id and metric name, the ``errorCode`` and ``errorMessage`` Azure Monitor answers
+    for that metric instead of its series."""
 
     subscriptions: list[dict[str, Any]]
     resources: list[dict[str, Any]]
@@ -32,6 +40,8 @@ class Estate:
     retail_prices: list[dict[str, Any]] = field(default_factory=list)
     account_models: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     location_models: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    published_metrics: dict[str, list[str]] = field(default_factory=dict)
+    metric_errors: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.by_id = {r["id"].lower(): r for r in self.resources}
@@ -64,6 +74,11 @@ class Estate:
             data.get("retailPrices", []),
             {k.lower(): v for k, v in data.get("accountModels", {}).items()},
             {k.lower(): v for k, v in data.get("locationModels", {}).items()},
+            {k.lower(): v for k, v in data.get("publishedMetrics", {}).items()},
+            {
+                k.lower(): {name.lower(): (e["code"], e["message"]) for name, e in errors.items()}
+                for k, errors in data.get("metricErrors", {}).items()
+            },
         )
 
     def subscription_ids(self) -> list[str]:

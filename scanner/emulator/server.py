@@ -25,9 +25,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from scanner.emulator import contract
 from scanner.emulator.cert import make_certificate
 from scanner.emulator.estate import Estate
 from scanner.emulator.hostile import Answer, Witness, deliver, render
+from scanner.model.resources import parse_resource_id
 
 IDENTITY_HEADER = "azai-emulator"
 _TYPES_IN_QUERY = re.compile(r"type\s+in~\s*\(([^)]*)\)", re.IGNORECASE)
@@ -43,12 +45,25 @@ class Faults:
     latency_seconds: float = 0.0  # added to every response
     deny_subscriptions: set[str] = field(default_factory=set)  # 403 AuthorizationFailed
     page_size: int = 100  # ARM list page size (Resource Graph pages by $top, at most 1000)
+    # Subscriptions a tenant or management-group Resource Graph query evaluates; 0: Azure's own
+    # limit (`contract.TENANT_SUBSCRIPTION_LIMIT`). Tests set a small one instead of 10,000.
+    tenant_subscription_limit: int = 0
     # Hostile answers by lower-case path suffix: every request whose path ends with one gets it.
     answers: dict[str, Answer] = field(default_factory=dict)
     # The next-page link of a collection's first page (the $skipToken of a Resource Graph
     # answer), by lower-case path suffix: in a string, "{offhost}" becomes the witness's
-    # origin and "{same}" the request's own URL (a loop); any other value is sent as it is.
+    # origin, "{same}" the request's own URL (a loop) and "{endpoint}" the emulator's origin
+    # (a link that changes the query); any other value is sent as it is.
     next_links: dict[str, Any] = field(default_factory=dict)
+
+
+def _schedules_in_view(schedules: list[dict[str, Any]], view: str) -> list[dict[str, Any]]:
+    """AML's schedules list by ``listViewType`` (2025-12-01 ScheduleListViewType): EnabledOnly,
+    the default, DisabledOnly or All."""
+    if view.lower() == "all":
+        return schedules
+    wanted = view.lower() != "disabledonly"
+    return [s for s in schedules if (s.get("properties") or {}).get("isEnabled", True) is wanted]
 
 
 def _by_suffix(table: dict[str, Any], path: str) -> Any:
@@ -238,6 +253,9 @@ def _handler(emulator: Emulator, tls: bool) -> type[BaseHTTPRequestHandler]:
                 token = self.headers.get("Authorization", "").removeprefix("Bearer ")
                 emulator.record(LoggedRequest(self.command, split.path, split.query, answer.status))
                 return deliver(self, answer, render(answer, token, emulator.witness.endpoint), emulator.stopping)
+            refused = contract.api_version_error(self.command, path, query["api-version"][0])
+            if refused is not None:
+                return self._send(*refused)
             fault = emulator.fault_for(f"{self.command} {self.path} {json.dumps(body, sort_keys=True)}")
             if fault == "throttle":
                 seconds = faults.retry_after_seconds
@@ -294,7 +312,8 @@ def _handler(emulator: Emulator, tls: bool) -> type[BaseHTTPRequestHandler]:
             if not isinstance(value, str):
                 return value
             own = emulator.endpoint + self.path
-            return value.replace("{offhost}", emulator.witness.endpoint).replace("{same}", own)
+            value = value.replace("{offhost}", emulator.witness.endpoint).replace("{same}", own)
+            return value.replace("{endpoint}", emulator.endpoint)
 
         def _get(self, path: str, query: dict[str, list[str]]) -> None:
             lowered = path.lower()
@@ -305,6 +324,9 @@ def _handler(emulator: Emulator, tls: bool) -> type[BaseHTTPRequestHandler]:
             if match:
                 found = next((s for s in estate.subscriptions if s["subscriptionId"].lower() == match.group(1)), None)
                 return self._send(200, found) if found else self._error(404, "SubscriptionNotFound", "not found")
+            match = re.fullmatch(r"/providers/microsoft.management/managementgroups/([^/]+)/descendants", lowered)
+            if match:
+                return self._page(self._descendants(match.group(1)), query, path)
             if lowered.endswith("/providers/microsoft.insights/metrics"):
                 return self._metrics(path[: -len("/providers/Microsoft.Insights/metrics")], query)
             if re.fullmatch(r"/subscriptions/[^/]+/providers/microsoft.compute/skus", lowered):
@@ -356,56 +378,88 @@ def _handler(emulator: Emulator, tls: bool) -> type[BaseHTTPRequestHandler]:
                 return self._page(estate.children.get((target, "providers/" + extension), []), query, path)
             parent, _, child_type = path.rpartition("/")
             if parent.lower() in estate.by_id:
-                return self._page(estate.children.get((parent.lower(), child_type.lower()), []), query, path)
+                children = estate.children.get((parent.lower(), child_type.lower()), [])
+                if child_type.lower() == "schedules":
+                    children = _schedules_in_view(children, query.get("listViewType", ["EnabledOnly"])[0])
+                return self._page(children, query, path)
             return self._error(404, "ResourceNotFound", f"The resource '{path}' was not found.")
 
-        def _metrics(self, resource_id: str, query: dict[str, list[str]]) -> None:
-            """Azure Monitor ``metrics.list`` (GetMetric.json shape): hourly samples per dimension
-            value, under each aggregation asked for. A metric the estate lists for the resource is
-            in the answer even without a series (no dimension value had data, as Azure answers);
-            one it does not list is left out."""
-            known = emulator.estate.metrics.get(resource_id.lower(), {})
-            names = query.get("metricnames", [""])[0].split(",")
-            timespan = query.get("timespan", ["2026-11-01T00:00:00Z/2026-11-08T00:00:00Z"])[0]
-            start = timespan.split("/")[0]
-            split = re.search(r"(\w+)\s+eq\s+'\*'", query.get("$filter", [""])[0])
-            dimension = split.group(1) if split else None
-            fields = [a.strip().lower() for a in query.get("aggregation", ["Average"])[0].split(",") if a.strip()]
-            value = []
-            for name in names:
-                series = known.get(name)
-                if series is None:
-                    continue
-                timeseries = []
-                for key, samples in sorted(series.items()):
-                    data = [{"timeStamp": f"{start}+{i}h", **dict.fromkeys(fields, v)} for i, v in enumerate(samples)]
-                    entry: dict[str, Any] = {"data": data}
-                    entry["metadatavalues"] = (
-                        [{"name": {"value": dimension, "localizedValue": dimension}, "value": key}]
-                        if dimension and key
-                        else []
-                    )
-                    timeseries.append(entry)
-                value.append(
-                    {
-                        "id": f"{resource_id}/providers/Microsoft.Insights/metrics/{name}",
-                        "type": "Microsoft.Insights/metrics",
-                        "name": {"value": name, "localizedValue": name},
-                        "unit": "Count" if "total" in fields and "average" not in fields else "Percent",
-                        "timeseries": timeseries,
-                    }
-                )
-            self._send(
-                200,
+        def _descendants(self, group: str) -> list[dict[str, Any]]:
+            """Management Groups - Get Descendants: the group's subscriptions (the estate's
+            management groups are flat), in the spec example's shape."""
+            estate = emulator.estate
+            name = next((g for g in estate.management_groups if g.lower() == group), None)
+            members = {s.lower() for s in estate.management_groups.get(name or "", [])}
+            parent = {"id": f"/providers/Microsoft.Management/managementGroups/{name}"}
+            return [
                 {
-                    "cost": 0,
-                    "timespan": timespan,
-                    "interval": "PT1H",
-                    "value": value,
-                    "namespace": query.get("metricnamespace", [""])[0],
-                    "resourceregion": "eastus",
-                },
-            )
+                    "id": f"/subscriptions/{s['subscriptionId']}",
+                    "type": "Microsoft.Management/managementGroups/subscriptions",
+                    "name": s["subscriptionId"],
+                    "properties": {"displayName": s["displayName"], "parent": parent},
+                }
+                for s in estate.subscriptions
+                if s["subscriptionId"].lower() in members
+            ]
+
+        def _metrics(self, resource_id: str, query: dict[str, list[str]]) -> None:
+            """Azure Monitor ``metrics.list`` as it answers (`contract`): a 400 for a name the
+            resource does not publish or a dimension a named metric lacks; else, per metric,
+            ``errorCode`` InvalidSamplingType (no series) for an aggregation it lacks, or the
+            estate's error for it, or hourly samples per dimension value under each asked
+            aggregation. A published metric without a series in the estate answers Success
+            with no timeseries, as Azure does when no dimension value had data."""
+            estate = emulator.estate
+            key = resource_id.lower()
+            resource = estate.by_id.get(key)
+            resource_type = resource["type"] if resource else (parse_resource_id(resource_id).resource_type or "")
+            names = [n for n in query.get("metricnames", [""])[0].split(",") if n]
+            filter_text = query.get("$filter", [""])[0]
+            published = estate.published_metrics.get(key)
+            refused = contract.metrics_request_error(resource_type, names, filter_text, published)
+            if refused is not None:
+                return self._send(*refused)
+            timespan = query.get("timespan", ["2026-11-01T00:00:00Z/2026-11-08T00:00:00Z"])[0]
+            split = re.search(r"(\w+)\s+eq\s+'\*'", filter_text)
+            asked = [a.strip() for a in query.get("aggregation", ["Average"])[0].split(",") if a.strip()]
+            value = [
+                self._metric(resource_id, resource_type, name, asked, split.group(1) if split else None, timespan)
+                for name in names
+            ]
+            body = {
+                "cost": 0,
+                "timespan": timespan,
+                "interval": "PT1H",
+                "value": value,
+                "namespace": query.get("metricnamespace", [resource_type])[0],
+                "resourceregion": (resource or {}).get("location", "eastus"),
+            }
+            self._send(200, body)
+
+        def _metric(
+            self, resource_id: str, resource_type: str, name: str, asked: list[str], dimension: str | None, start: str
+        ) -> dict[str, Any]:
+            """One metric of a metrics answer (the Metric shape of the 2024-02-01 spec)."""
+            estate = emulator.estate
+            entry: dict[str, Any] = {
+                "id": f"{resource_id}/providers/Microsoft.Insights/metrics/{name}",
+                "type": "Microsoft.Insights/metrics",
+                "name": {"value": name, "localizedValue": name},
+                "unit": "Unspecified",
+                "timeseries": [],
+            }
+            failure = estate.metric_errors.get(resource_id.lower(), {}).get(name.lower())
+            failure = failure or contract.metric_error(resource_type, name, asked)
+            if failure is not None:
+                return entry | {"errorCode": failure[0], "errorMessage": failure[1]}
+            known = {k.lower(): v for k, v in estate.metrics.get(resource_id.lower(), {}).items()}
+            fields = [a.lower() for a in asked]
+            stamp = start.split("/")[0]
+            for key, samples in sorted(known.get(name.lower(), {}).items()):
+                data = [{"timeStamp": f"{stamp}+{i}h", **dict.fromkeys(fields, v)} for i, v in enumerate(samples)]
+                labels = [{"name": {"value": dimension, "localizedValue": dimension}, "value": key}]
+                entry["timeseries"].append({"data": data, "metadatavalues": labels if dimension and key else []})
+            return entry | {"errorCode": "Success"}
 
         def _prices(self, query: dict[str, list[str]]) -> None:
             """The Retail Prices API: ``Items`` pages of 100 with an absolute ``NextPageLink``."""
@@ -440,13 +494,22 @@ def _handler(emulator: Emulator, tls: bool) -> type[BaseHTTPRequestHandler]:
             denied = [s for s in subscriptions if s in {d.lower() for d in emulator.faults.deny_subscriptions}]
             if denied:
                 return self._denied(denied[0])
+            headers = {"x-ms-user-quota-remaining": "14", "x-ms-user-quota-resets-after": "00:00:05"}
             containers = "resourcecontainers" in query.lower()
+            members = {s.lower() for g in groups for s in estate.management_groups.get(g, [])}
+            in_scope = [s for s in estate.subscriptions if not groups or s["subscriptionId"].lower() in members]
+            refused = contract.graph_request_error(request, 0 if subscriptions else len(in_scope))
+            if refused is not None:
+                return self._send(*refused)
             if containers:
-                members = {s.lower() for g in groups for s in estate.management_groups.get(g, [])}
+                # A tenant or management-group query evaluates at most so many subscriptions, and
+                # says so in a header (`contract`).
+                limit = emulator.faults.tenant_subscription_limit or contract.TENANT_SUBSCRIPTION_LIMIT
+                if not subscriptions and len(in_scope) > limit:
+                    in_scope = in_scope[:limit]
+                    headers[contract.SUBSCRIPTION_LIMIT_HEADER] = "true"
                 rows = [
-                    {"id": s["id"], "subscriptionId": s["subscriptionId"], "name": s["displayName"]}
-                    for s in estate.subscriptions
-                    if not groups or s["subscriptionId"].lower() in members
+                    {"id": s["id"], "subscriptionId": s["subscriptionId"], "name": s["displayName"]} for s in in_scope
                 ]
             else:
                 types_match = _TYPES_IN_QUERY.search(query)
@@ -460,7 +523,7 @@ def _handler(emulator: Emulator, tls: bool) -> type[BaseHTTPRequestHandler]:
                     for r in estate.by_subscription.get(s, [])
                     if wanted is None or r["type"].lower() in wanted
                 ]
-            top = min(int(options.get("$top", 1000)), 1000)
+            top = contract.graph_page_size(options)
             skip = int(options.get("$skipToken") or 0)
             page = rows[skip : skip + top]
             if not containers:
@@ -480,6 +543,6 @@ def _handler(emulator: Emulator, tls: bool) -> type[BaseHTTPRequestHandler]:
             hostile = _by_suffix(emulator.faults.next_links, "/providers/microsoft.resourcegraph/resources")
             if hostile is not None:
                 result["$skipToken"] = self._link(hostile)
-            self._send(200, result, {"x-ms-user-quota-remaining": "14", "x-ms-user-quota-resets-after": "00:00:05"})
+            self._send(200, result, headers)
 
     return Handler

@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from scanner.errors import InputError
 from scanner.model import azure_types as T
@@ -47,7 +48,8 @@ from scanner.model.vmsizes import SizeCatalog
 from scanner.sources.live import shapes
 from scanner.sources.live.boundary import BoundaryError, Limits, PageTrail, ScanTimeout, every_item
 from scanner.sources.live.clients import GRAPH_API, ClientFactory
-from scanner.sources.live.metrics import LiveUtilization, collect_utilization
+from scanner.sources.live.metrics import LiveUtilization, collect_utilization, timespan
+from scanner.sources.live.monitor import MetricsReader
 from scanner.sources.live.scope import LiveScope
 from scanner.sources.live.transport import GRAPH_QUERY_PATH
 
@@ -75,6 +77,12 @@ SUBSCRIPTIONS_QUERY = (
 # The columns every discovered row must have, as strings: the rest of the collector reads them.
 ROW_COLUMNS = ("id", "name", "type", "subscriptionId", "resourceGroup")
 SUBSCRIPTIONS_PER_QUERY = 300
+# A tenant or management-group query evaluates at most 10,000 subscriptions, and this header of
+# its answer says when it stopped there (docs/emulator-contract.md); a group's descendants are
+# then listed through the Management Groups API (Get Descendants), which has no such limit.
+SUBSCRIPTION_LIMIT_HEADER = "x-ms-tenant-subscription-limit-hit"
+MANAGEMENT_GROUPS_API = "2021-04-01"
+GROUP_SUBSCRIPTION = "microsoft.management/managementgroups/subscriptions"
 PAGE_SIZE = 1000
 ML_API = "2025-12-01"
 APPS_API = "2024-03-01"
@@ -218,8 +226,14 @@ def _status(exc: Exception) -> int | None:
 
 
 def _reason(exc: Exception) -> str:
+    """What went wrong, in one line: the service's error code and message when its body gave
+    them (ARM's ``{"error": {...}}`` or Azure Monitor's flat ``{"code", "message"}``), else the
+    exception's first line."""
     error = getattr(exc, "error", None)
     code = getattr(error, "code", None)
+    message = getattr(error, "message", None)
+    if code and isinstance(message, str) and message.strip():
+        return f"{code}: {message.strip().splitlines()[0]}"
     text = str(getattr(exc, "message", None) or exc).splitlines()[0]
     return f"{code}: {text}" if code else text
 
@@ -266,7 +280,7 @@ class Collector:
             or self.wants(LiveRead.ML_JOBS, row)
         )
 
-    def _guard(self, scope: str, action: Callable[[], Any], gaps: list[CoverageGap] | None = None) -> Any:
+    def guard(self, scope: str, action: Callable[[], Any], gaps: list[CoverageGap] | None = None) -> Any:
         """Run one call; an access or availability failure, or an answer the boundary refuses,
         becomes a coverage gap (the scan's time limit, one gap for every scope it stopped)."""
         from azure.core.exceptions import AzureError
@@ -293,26 +307,45 @@ class Collector:
         return [CoverageGap(f"{len(self.timed_out)} read(s)", None, reason)]
 
     def subscriptions(self, scope: LiveScope) -> list[str]:
-        found = list(dict.fromkeys(s.lower() for s in scope.subscriptions))
+        """The subscriptions in scope, lower-case, each once, in the order named, listed and
+        found under the management groups."""
+        found = dict.fromkeys(s.lower() for s in scope.subscriptions)
         if scope.all_subscriptions:
-            listed = self._guard(
+            listed = self.guard(
                 "/subscriptions",
                 lambda: [
                     shapes.subscription_id(s)
                     for s in every_item(self.factory.subscriptions().subscriptions.list(), self.boundary.limits)
                 ],
             )
-            found += [s.lower() for s in listed or [] if s.lower() not in found]
+            found.update(dict.fromkeys(s.lower() for s in listed or []))
         for group in scope.management_groups:
-            pages = self._graph_pages(
-                SUBSCRIPTIONS_QUERY,
-                ("id", "subscriptionId"),
-                management_groups=[group],
-                scope=f"/providers/Microsoft.Management/managementGroups/{group}",
+            found.update(dict.fromkeys(self._group_subscriptions(group)))
+        return list(found)
+
+    def _group_subscriptions(self, group: str) -> list[str]:
+        """A management group's subscriptions, from one Resource Graph query. Such a query
+        evaluates at most 10,000 subscriptions and says so in ``x-ms-tenant-subscription-limit-hit``;
+        then the group's descendants are listed through the Management Groups API, which has no
+        such limit, and when that fails too a coverage gap says the rest were not scanned."""
+        scope = f"/providers/Microsoft.Management/managementGroups/{group}"
+        limited: list[str] = []
+        columns = ("id", "subscriptionId")
+        pages = self._graph_pages(SUBSCRIPTIONS_QUERY, columns, scope, management_groups=[group], limited=limited)
+        found = [r["subscriptionId"].lower() for page in pages for r in page]
+        if not limited:
+            return found
+        descendants = self._list_raw(f"{scope}/descendants", MANAGEMENT_GROUPS_API)
+        if descendants is None:
+            reason = (
+                f"Resource Graph evaluated only {len(found):,} of the management group's subscriptions "
+                f"({SUBSCRIPTION_LIMIT_HEADER}) and its descendants could not be listed: the rest were not scanned"
             )
-            rows = [row for page in pages for row in page]
-            found += [r["subscriptionId"].lower() for r in rows if r["subscriptionId"].lower() not in found]
-        return found
+            self.coverage.append(CoverageGap(scope, None, reason))
+            return found
+        return found + [
+            d["id"].rsplit("/", 1)[-1].lower() for d in descendants if d.get("type", "").lower() == GROUP_SUBSCRIPTION
+        ]
 
     def _graph_pages(
         self,
@@ -322,9 +355,12 @@ class Collector:
         subscriptions: list[str] | None = None,
         management_groups: list[str] | None = None,
         gaps: list[CoverageGap] | None = None,
+        limited: list[str] | None = None,
     ) -> Iterator[list[dict[str, Any]]]:
         """Resource Graph result pages, following ``skip_token`` (held to a `PageTrail`), each
-        row with string ``columns``; a failure ends them with a gap."""
+        row with string ``columns``; a failure ends them with a gap. A page whose answer says
+        the query evaluated only part of its subscriptions (`SUBSCRIPTION_LIMIT_HEADER`) adds
+        ``scope`` to ``limited``, or, when the caller keeps no such list, a coverage gap."""
         client = self.factory.raw()
         url = self.factory.url(GRAPH_QUERY_PATH, {"api-version": GRAPH_API})
         trail = PageTrail(self.boundary.limits)
@@ -338,18 +374,27 @@ class Collector:
                 body["subscriptions"] = subscriptions
             if management_groups is not None:
                 body["managementGroups"] = management_groups
-            page = self._guard(scope, functools.partial(self._graph_page, client, url, body, columns, trail), gaps)
+            page = self.guard(scope, functools.partial(self._graph_page, client, url, body, columns, trail), gaps)
             if page is None:
                 return
-            rows, token = page
+            rows, token, partial = page
+            if partial:
+                self._limited(scope, limited)
             yield rows
             if not token:
                 return
 
+    def _limited(self, scope: str, limited: list[str] | None) -> None:
+        if limited is not None:
+            limited.append(scope)
+        else:
+            reason = f"Resource Graph evaluated only part of the subscriptions ({SUBSCRIPTION_LIMIT_HEADER})"
+            self.coverage.append(CoverageGap(scope, None, reason))
+
     @staticmethod
     def _graph_page(
         client: Any, url: str, body: dict[str, Any], columns: tuple[str, ...], trail: PageTrail
-    ) -> tuple[list[dict[str, Any]], str | None]:
+    ) -> tuple[list[dict[str, Any]], str | None, bool]:
         """One page of a Resource Graph query (REST API 2021-03-01, ``POST
         /providers/Microsoft.ResourceGraph/resources``), sent through the raw pipeline
         (`ClientFactory.raw`) and read as JSON. azure-mgmt-resourcegraph's typed call deserialized every row of
@@ -365,7 +410,8 @@ class Collector:
         if response.status_code != 200:  # as the typed call: any other answer, a 204 or 3xx too, is an error
             raise HttpResponseError(response=response)
         rows, token = shapes.graph_page(shapes.json_body(response), columns)
-        return rows, trail.follow(token) if token else None
+        partial = str(response.headers.get(SUBSCRIPTION_LIMIT_HEADER, "")).strip().lower() == "true"
+        return rows, trail.follow(token) if token else None, partial
 
     def discover(self, subscriptions: list[str], pool: Executor) -> list[dict[str, Any]]:
         """AI-relevant resources of these subscriptions, and the details of those that have
@@ -491,7 +537,7 @@ class Collector:
     def _agent_pools(self, cluster: dict[str, Any]) -> list[dict[str, Any]]:
         client = self.factory.containers(cluster["subscriptionId"])
         group, name = cluster["resourceGroup"], cluster["name"]
-        pools = self._guard(
+        pools = self.guard(
             f"{cluster['id']}/agentPools",
             lambda: [p.as_dict() for p in every_item(client.agent_pools.list(group, name), self.boundary.limits)],
         )
@@ -544,7 +590,22 @@ class Collector:
             response.raise_for_status()
             return read(shapes.json_body(response))
 
-        return self._guard(url, fetch)
+        return self.guard(url, fetch)
+
+    def metrics_reader(self) -> MetricsReader:
+        """Azure Monitor reads over the last `LOOKBACK_DAYS` days, through the raw pipeline,
+        their failures coverage gaps of this scan."""
+        from azure.core.rest import HttpRequest
+
+        client = self.factory.raw()
+        return MetricsReader(
+            lambda url: client.send_request(HttpRequest("GET", url)),
+            self.factory.url,
+            self.guard,
+            self.coverage,
+            self.boundary.redactor.text,
+            timespan(dt.datetime.now(dt.UTC)),
+        )
 
     def gpu_sizes(self, subscription: str, resources: list[Resource]) -> SizeCatalog:
         """Confirm GPU capability, through the resource SKUs API, of sizes the bundled table lacks."""
@@ -559,7 +620,7 @@ class Collector:
             return [sku.name.lower() for sku in skus if _is_gpu_sku(sku, wanted)]
 
         for region, wanted in sorted(unlisted.items()):
-            gpus = self._guard(
+            gpus = self.guard(
                 f"/subscriptions/{subscription}/providers/Microsoft.Compute/skus?location={region}",
                 functools.partial(region_gpus, region, wanted),
             )
@@ -579,7 +640,7 @@ class Collector:
         ``params`` are query parameters for the first page besides the api-version."""
         first = self.factory.url(url, {"api-version": api_version, **(params or {})})
         fetch = functools.partial(arm_collection, self.factory.raw(), first, self.boundary.limits, item)
-        listed: list[dict[str, Any]] | None = self._guard(url, fetch)
+        listed: list[dict[str, Any]] | None = self.guard(url, fetch)
         return listed
 
 
@@ -600,7 +661,7 @@ def collect_live(
         metered = [r for r in resources if collector.wants(LiveRead.METRICS, r)]
         by_id = {r.id.lower(): r for r in resources}
         find = functools.partial(_find, by_id)
-        utilization = collect_utilization(metered, sizes, collector.get_json, pool, find)
+        utilization = collect_utilization(metered, sizes, collector.metrics_reader(), pool, find)
     progress.done()
     coverage = sorted(collector.coverage + collector.time_limit_gap(), key=lambda g: g.scope.lower())
     return LiveInventory(resources, subscriptions, coverage, factory.requests, sizes, utilization)
@@ -623,7 +684,32 @@ def arm_collection(client: Any, url: str, limits: Limits, item: Callable[[Any], 
         items.extend(page)
         if not link:
             return items
-        request = HttpRequest("GET", trail.follow(link))
+        request = HttpRequest("GET", trail.follow(continuation(link, url)))
+
+
+def continuation(link: str, first: str) -> str:
+    """The next page's URL: the service's ``link``, with the api-version of the ``first``
+    request and every query parameter of it that the link dropped. Azure SDK clients send the
+    client's api-version on every page, whatever the link says (Azure SDK design guidelines,
+    pagination; the generated pagers replace it), and a service's link may carry another
+    version (a compute list example in the spec does) or lose a filter the first request
+    needed (a schedules link without ``listViewType=All`` hides disabled schedules). The link's
+    own parameters (its skip token) are kept byte for byte: only whole ``key=value`` pieces move."""
+    parts = urlsplit(link)
+    given = [piece for piece in parts.query.split("&") if piece]
+    asked = [piece for piece in urlsplit(first).query.split("&") if piece]
+    names = {_query_key(piece) for piece in given}
+    version = [piece for piece in asked if _query_key(piece) == "api-version"]
+    kept = [piece for piece in given if _query_key(piece) != "api-version"]
+    missing = [piece for piece in asked if _query_key(piece) not in names and _query_key(piece) != "api-version"]
+    if not missing and len(kept) + len(version) == len(given) and set(version) <= set(given):
+        return link
+    return urlunsplit(parts._replace(query="&".join(kept + missing + version)))
+
+
+def _query_key(piece: str) -> str:
+    """The lower-case name of one ``key=value`` piece of a query."""
+    return unquote(piece.partition("=")[0]).lower()
 
 
 def names_custom_filter(deployments: list[dict[str, Any]]) -> bool:

@@ -1,38 +1,39 @@
-"""Utilization from Azure Monitor for AZAI-202 and AZAI-206, fetched in batches and only for
-the resources those rules judge.
+"""Utilization from Azure Monitor for the cost rules (AZAI-202, AZAI-206, AZAI-208, AZAI-209),
+read only for the resources those rules judge, each metric with an aggregation it publishes
+(`monitor`: how Azure Monitor answers, and how azai copes).
 
-AML publishes GPU utilization on the *workspace*, in two shapes (Azure Monitor's supported
-metrics for Microsoft.MachineLearningServices/workspaces): ``GpuUtilizationPercentage`` with
-dimension ``ComputeName`` (also RunId, InstanceId, DeviceId), and ``GpuUtilization`` with
-dimension ``ClusterName`` (also Scenario, runId, NodeId, DeviceId). One request per workspace
-asks for the first, split by compute; only when a GPU cluster is missing from its answer does a
-second request ask for the second, split by cluster. They are two requests because a
-``$filter`` on a dimension one of the metrics lacks is reported to be refused (unverified).
+AML publishes GPU utilization on the *workspace*, in two shapes (Learn, supported metrics for
+Microsoft.MachineLearningServices/workspaces): ``GpuUtilizationPercentage`` with dimension
+``ComputeName`` (also RunId, InstanceId, DeviceId), and ``GpuUtilization`` with dimension
+``ClusterName`` (also Scenario, runId, NodeId, DeviceId). One request per workspace asks for the
+first, split by compute; only when a GPU cluster is missing from its answer does a second
+request ask for the second, split by cluster. They are two requests because a ``$filter`` on a
+dimension one of the named metrics lacks fails the whole request with a 400 ("does not support
+requested dimension combination").
 
 VMs and scale sets have no ARM GPU metric without in-guest monitoring (AMA/DCGM); for them
 ``Percentage CPU`` is used as a proxy, as Azure Advisor does, and the evidence says so with low
 confidence.
 
 Model deployments (Microsoft.CognitiveServices/accounts/deployments) are measured on their
-*account*, split by ``ModelDeploymentName``: one request per account holding a provisioned,
-fine-tuned or pay-per-token deployment asks for the provisioned utilization, the request count
-and the input and output tokens, each under its older (``AzureOpenAI...``,
-``ProcessedPromptTokens``/``GeneratedTokens``) and newer (Foundry "Models":
-``InputTokens``/``OutputTokens``) name, since an account may publish either (supported metrics
-for Microsoft.CognitiveServices/accounts, 2026-07-31).
+*account*, split by ``ModelDeploymentName``: the provisioned utilization (Average: both its
+older ``AzureOpenAIProvisionedManagedUtilizationV2`` and its Foundry ``ProvisionedUtilization``
+name) in one request, only for an account holding a provisioned deployment, and the request
+count and input and output tokens (Total: ``AzureOpenAIRequests``/``ModelRequests``,
+``ProcessedPromptTokens``/``GeneratedTokens`` and ``InputTokens``/``OutputTokens``) in another.
+An account publishes some of these names and not others; `monitor` asks only for those it does.
 
 Container Apps held at one replica or more on a serverless GPU profile (AZAI-208) are measured
-on the app itself: one request asks for ``Requests`` (Count, Total) and ``Replicas`` (Count,
-Maximum), the names Azure Monitor's supported metrics for Microsoft.App/containerApps give.
-Their findings stand on the app's configuration; the metrics only add whether it served anyone.
+on the app itself: ``Requests`` (Total) and ``Replicas`` (Maximum), one request each. Their
+findings stand on the app's configuration; the metrics only add whether it served anyone.
 
-Missing metrics leave a resource out, which makes the rule undetermined, never passing.
+A metric that was not measured (not published, an ``errorCode``, a failed request) leaves the
+resource out, or its field None, which makes the rule undetermined, never passing.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import functools
 from collections import defaultdict
 from collections.abc import Callable
 from concurrent.futures import Executor
@@ -53,12 +54,8 @@ from scanner.model.utilization import (
     is_provisioned,
 )
 from scanner.model.vmsizes import SizeCatalog
-from scanner.sources.live.shapes import metric_series, metric_series_by_name
+from scanner.sources.live.monitor import Ask, MetricsReader, Series
 
-METRICS_API = "2024-02-01"
-# Series per request: the API returns 10 dimension values unless told otherwise, which would
-# silently drop the eleventh compute or deployment of a workspace or account.
-METRICS_TOP = "1000"
 GPU_METRIC = "GpuUtilizationPercentage"  # dimension ComputeName: clusters and compute instances
 CLUSTER_GPU_METRIC = "GpuUtilization"  # dimension ClusterName: clusters
 CPU_METRIC = "Percentage CPU"
@@ -69,7 +66,16 @@ PTU_METRICS = ("AzureOpenAIProvisionedManagedUtilizationV2", "ProvisionedUtiliza
 REQUEST_METRICS = ("AzureOpenAIRequests", "ModelRequests")
 # Tokens (Count, Total) by ModelDeploymentName: (input, output), older names first.
 TOKEN_METRICS = (("ProcessedPromptTokens", "GeneratedTokens"), ("InputTokens", "OutputTokens"))
-APP_METRICS = {"requests": "total", "replicas": "maximum"}
+DEPLOYMENT = "ModelDeploymentName"
+WORKSPACE_GPU = Ask((GPU_METRIC,), "Average", ML_NAMESPACE, "ComputeName")
+CLUSTER_GPU = Ask((CLUSTER_GPU_METRIC,), "Average", ML_NAMESPACE, "ClusterName")
+MACHINE_CPU = Ask((CPU_METRIC,), "Average")
+ACCOUNT_UTILIZATION = Ask(PTU_METRICS, "Average", ACCOUNT_NAMESPACE, DEPLOYMENT)
+ACCOUNT_COUNTS = Ask(
+    (*REQUEST_METRICS, *(name for pair in TOKEN_METRICS for name in pair)), "Total", ACCOUNT_NAMESPACE, DEPLOYMENT
+)
+APP_REQUESTS = Ask(("Requests",), "Total")
+APP_REPLICAS = Ask(("Replicas",), "Maximum")
 
 
 @dataclass
@@ -90,20 +96,8 @@ class LiveUtilization:
         return self.apps.get(resource.id.lower())
 
 
-def _query(
-    timespan: str, metrics: str, aggregation: str, namespace: str | None = None, split_by: str | None = None
-) -> dict[str, str]:
-    """The parameters of one metrics request over the window, hourly: ``split_by`` asks for one
-    series per value of that dimension, every one of them (``top``) rather than the API's 10."""
-    params = {"metricnames": metrics, "aggregation": aggregation, "interval": "PT1H", "timespan": timespan}
-    if namespace:
-        params["metricnamespace"] = namespace
-    if split_by:
-        params |= {"$filter": f"{split_by} eq '*'", "top": METRICS_TOP}
-    return params | {"api-version": METRICS_API}
-
-
-def _timespan(now: dt.datetime) -> str:
+def timespan(now: dt.datetime) -> str:
+    """The lookback window ending at ``now``'s hour, as Azure Monitor's ``timespan``."""
     start = now - dt.timedelta(days=LOOKBACK_DAYS)
     return f"{start.strftime('%Y-%m-%dT%H:00:00Z')}/{now.strftime('%Y-%m-%dT%H:00:00Z')}"
 
@@ -127,28 +121,24 @@ def _nodes(resource: Resource) -> float:
     return float(minimum) if isinstance(minimum, (int, float)) and minimum > 0 else 1.0
 
 
+WINDOW = f"{LOOKBACK_DAYS} days (hourly)"
+
+
 def collect_utilization(
     resources: list[Resource],
     sizes: SizeCatalog,
-    fetch: Any,
+    reader: MetricsReader,
     pool: Executor,
     find: Callable[[Any], Resource | None],
-    now: dt.datetime | None = None,
 ) -> LiveUtilization:
-    """Fetch the lookback window's hourly samples for every running GPU resource.
-
-    ``fetch(url, params, read) -> Any | None`` is the collector's guarded GET, with
-    `metric_series` reading the answer, so a failure or a sample that is not a finite number
-    becomes a coverage gap and the resource stays undetermined. The requests run in ``pool``,
-    the scan's one executor for reads. ``find`` looks any collected resource up by id (a
-    Container App's environment, which says whether its profile has GPUs).
-    """
-    timespan = _timespan(now or dt.datetime.now(dt.UTC))
-    window = f"{LOOKBACK_DAYS} days (hourly)"
+    """The lookback window's hourly samples for every running GPU resource, provisioned,
+    fine-tuned or pay-per-token deployment, and serverless GPU Container App among
+    ``resources``, read through ``reader`` in ``pool`` (the scan's one executor for reads).
+    ``find`` looks any collected resource up by id (an account or workspace a child is measured
+    on; a Container App's environment, which says whether its profile has GPUs)."""
     by_workspace: dict[str, list[Resource]] = defaultdict(list)
     by_account: dict[str, list[Resource]] = defaultdict(list)
     machines: list[Resource] = []
-    apps = [r for r in resources if r.type_key == T.CONTAINER_APP.lower() and _holds_serverless_gpu(r, find)]
     for resource in resources:
         if resource.type_key == T.MODEL_DEPLOYMENT.lower():
             measured = is_provisioned(resource) or is_hosted_fine_tune(resource) or is_pay_per_token(resource)
@@ -164,109 +154,122 @@ def collect_utilization(
                 by_workspace[resource.parent_id].append(resource)
         elif resource.type_key in (T.VIRTUAL_MACHINE.lower(), T.VM_SCALE_SET.lower()):
             machines.append(resource)
+    apps = [r for r in resources if r.type_key == T.CONTAINER_APP.lower() and _holds_serverless_gpu(r, find)]
     found = LiveUtilization()
-
-    def workspace(item: tuple[str, list[Resource]]) -> None:
-        workspace_id, computes = item
-        missing = _workspace_metric(workspace_id, computes, GPU_METRIC, "ComputeName")
-        clusters = [c for c in missing if str(c.get("properties.computeType", "")).lower() == "amlcompute"]
-        if clusters:  # a workspace that publishes the per-cluster shape instead
-            _workspace_metric(workspace_id, clusters, CLUSTER_GPU_METRIC, "ClusterName")
-
-    def _workspace_metric(workspace_id: str, computes: list[Resource], metric: str, dimension: str) -> list[Resource]:
-        """Read ``metric`` split by ``dimension``; the computes it has no samples for."""
-        payload = fetch(
-            f"{workspace_id}/providers/Microsoft.Insights/metrics",
-            _query(timespan, metric, "Average", ML_NAMESPACE, dimension),
-            metric_series,
-        )
-        series = payload or {}
-        missing = []
-        for compute in computes:
-            samples = series.get(compute.name.rsplit("/", 1)[-1].lower())
-            if samples:
-                found.by_id[compute.id.lower()] = GpuUtilization(
-                    tuple(samples), 1.0, window, _nodes(compute), metric, "high"
-                )
-            else:
-                missing.append(compute)
-        return missing
-
-    def account(item: tuple[str, list[Resource]]) -> None:
-        account_id, deployments = item
-        tokens = [name for pair in TOKEN_METRICS for name in pair]
-        fields = {m.lower(): "average" for m in PTU_METRICS} | {m.lower(): "total" for m in (*REQUEST_METRICS, *tokens)}
-        payload = fetch(
-            f"{account_id}/providers/Microsoft.Insights/metrics",
-            _query(
-                timespan,
-                ",".join((*PTU_METRICS, *REQUEST_METRICS, *tokens)),
-                "Average,Total",
-                ACCOUNT_NAMESPACE,
-                "ModelDeploymentName",
-            ),
-            functools.partial(metric_series_by_name, fields=fields),
-        )
-        if payload is None:  # not read: a coverage gap, and the deployments stay undetermined
-            return
-        for deployment in deployments:
-            name = deployment.name.rsplit("/", 1)[-1].lower()
-            usage_metric, samples = next(
-                ((m, payload[m.lower()][name]) for m in PTU_METRICS if payload.get(m.lower(), {}).get(name)),
-                (PTU_METRICS[0], []),
-            )
-            published = [m for m in REQUEST_METRICS if m.lower() in payload]
-            requests = max((sum(payload[m.lower()].get(name, [])) for m in published), default=None)
-            published_tokens = [p for p in TOKEN_METRICS if p[0].lower() in payload]
-            pair = next((p for p in published_tokens if payload[p[0].lower()].get(name)), None)
-            pair = pair or next(iter(published_tokens), None)
-            found.deployments[deployment.id.lower()] = DeploymentUsage(
-                tuple(samples),
-                usage_metric,
-                requests,
-                " / ".join(published) if published else REQUEST_METRICS[0],
-                window,
-                tuple(payload.get(pair[0].lower(), {}).get(name, [])) if pair else (),
-                tuple(payload.get(pair[1].lower(), {}).get(name, [])) if pair else (),
-                " + ".join(pair) if pair else "",
-            )
-
-    def machine(resource: Resource) -> None:
-        payload = fetch(
-            f"{resource.id}/providers/Microsoft.Insights/metrics",
-            _query(timespan, CPU_METRIC, "Average"),
-            metric_series,
-        )
-        samples = (payload or {}).get("")
-        if samples:
-            found.by_id[resource.id.lower()] = GpuUtilization(
-                tuple(samples),
-                1.0,
-                window,
-                _nodes(resource),
-                f"{CPU_METRIC} (proxy: no GPU metric without in-guest monitoring)",
-                "low",
-            )
-
-    def app(resource: Resource) -> None:
-        payload = fetch(
-            f"{resource.id}/providers/Microsoft.Insights/metrics",
-            _query(timespan, "Requests,Replicas", "Total,Maximum"),
-            functools.partial(metric_series_by_name, fields=APP_METRICS),
-        )
-        if payload is not None:
-            requests = payload.get("requests")
-            found.apps[resource.id.lower()] = AppUsage(
-                sum(requests.get("", [])) if requests is not None else None,
-                tuple(payload.get("replicas", {}).get("", [])),
-                window,
-            )
-
-    list(pool.map(workspace, by_workspace.items()))
-    list(pool.map(account, by_account.items()))
-    list(pool.map(machine, machines))
-    list(pool.map(app, apps))
+    list(pool.map(lambda item: _workspace(reader, find, item[0], item[1], found), by_workspace.items()))
+    list(pool.map(lambda item: _account(reader, find, item[0], item[1], found), by_account.items()))
+    list(pool.map(lambda machine: _machine(reader, machine, found), machines))
+    list(pool.map(lambda app: _app(reader, app, found), apps))
     return found
+
+
+def _parent(find: Callable[[Any], Resource | None], parent_id: str, child: Resource) -> Resource:
+    """The resource a child is measured on; when it was not collected, a bare one with its id
+    and type (the metrics request needs only those)."""
+    parent = find(parent_id)
+    if parent is not None:
+        return parent
+    parent_type = child.type.rsplit("/", 1)[0]
+    return Resource(id=parent_id, type=parent_type, name=parent_id.rsplit("/", 1)[-1], body={}, origin=child.origin)
+
+
+def _workspace(
+    reader: MetricsReader,
+    find: Callable[[Any], Resource | None],
+    workspace_id: str,
+    computes: list[Resource],
+    found: LiveUtilization,
+) -> None:
+    """A workspace's GPU computes, by compute; the clusters missing from that, by cluster."""
+    workspace = _parent(find, workspace_id, computes[0])
+    missing = _gpu_series(reader.read(workspace, WORKSPACE_GPU), computes, GPU_METRIC, found)
+    clusters = [c for c in missing if str(c.get("properties.computeType", "")).lower() == "amlcompute"]
+    if clusters:  # a workspace that publishes the per-cluster shape instead
+        _gpu_series(reader.read(workspace, CLUSTER_GPU), clusters, CLUSTER_GPU_METRIC, found)
+
+
+def _gpu_series(
+    answer: dict[str, Series] | None, computes: list[Resource], metric: str, found: LiveUtilization
+) -> list[Resource]:
+    """Record the computes ``metric`` has samples for; return those it has none for."""
+    series = (answer or {}).get(metric.lower(), {})
+    missing = []
+    for compute in computes:
+        samples = series.get(compute.name.rsplit("/", 1)[-1].lower())
+        if samples:
+            utilization = GpuUtilization(tuple(samples), 1.0, WINDOW, _nodes(compute), metric, "high")
+            found.by_id[compute.id.lower()] = utilization
+        else:
+            missing.append(compute)
+    return missing
+
+
+def _account(
+    reader: MetricsReader,
+    find: Callable[[Any], Resource | None],
+    account_id: str,
+    deployments: list[Resource],
+    found: LiveUtilization,
+) -> None:
+    """An account's deployments: utilization only when one is provisioned, and the counts.
+    When the counts could not be read at all, the deployments stay unmeasured (undetermined)."""
+    account = _parent(find, account_id, deployments[0])
+    utilization = reader.read(account, ACCOUNT_UTILIZATION) if any(map(is_provisioned, deployments)) else {}
+    counts = reader.read(account, ACCOUNT_COUNTS)
+    if counts is None:
+        return
+    for deployment in deployments:
+        name = deployment.name.rsplit("/", 1)[-1].lower()
+        found.deployments[deployment.id.lower()] = deployment_usage(name, utilization or {}, counts)
+
+
+def deployment_usage(name: str, utilization: dict[str, Series], counts: dict[str, Series]) -> DeploymentUsage:
+    """What the account's measured metrics say of deployment ``name``. A metric measured
+    (errorCode Success) without a series for the deployment counts zero for it, since Azure
+    Monitor splits only by dimension values that had data; a metric not measured counts
+    nothing: with no request metric measured, ``requests`` is None (undetermined)."""
+    usage_metric, samples = next(
+        ((m, utilization[m.lower()][name]) for m in PTU_METRICS if utilization.get(m.lower(), {}).get(name)),
+        (PTU_METRICS[0], []),
+    )
+    measured = [m for m in REQUEST_METRICS if m.lower() in counts]
+    requests = max((sum(counts[m.lower()].get(name, [])) for m in measured), default=None)
+    pairs = [p for p in TOKEN_METRICS if p[0].lower() in counts and p[1].lower() in counts]
+    pair = next((p for p in pairs if counts[p[0].lower()].get(name)), next(iter(pairs), None))
+    return DeploymentUsage(
+        tuple(samples),
+        usage_metric,
+        requests,
+        " / ".join(measured) if measured else REQUEST_METRICS[0],
+        WINDOW,
+        tuple(counts[pair[0].lower()].get(name, [])) if pair else (),
+        tuple(counts[pair[1].lower()].get(name, [])) if pair else (),
+        " + ".join(pair) if pair else "",
+    )
+
+
+def _machine(reader: MetricsReader, resource: Resource, found: LiveUtilization) -> None:
+    samples = (reader.read(resource, MACHINE_CPU) or {}).get(CPU_METRIC.lower(), {}).get("")
+    if samples:
+        found.by_id[resource.id.lower()] = GpuUtilization(
+            tuple(samples),
+            1.0,
+            WINDOW,
+            _nodes(resource),
+            f"{CPU_METRIC} (proxy: no GPU metric without in-guest monitoring)",
+            "low",
+        )
+
+
+def _app(reader: MetricsReader, resource: Resource, found: LiveUtilization) -> None:
+    """An app's requests and replicas; requests None when they were not measured."""
+    requests = reader.read(resource, APP_REQUESTS)
+    if requests is None:
+        return
+    replicas = (reader.read(resource, APP_REPLICAS) or {}).get("replicas", {}).get("", [])
+    total = requests.get("requests")
+    count = sum(total.get("", [])) if total is not None else None
+    found.apps[resource.id.lower()] = AppUsage(count, tuple(replicas), WINDOW)
 
 
 def _holds_serverless_gpu(app: Resource, find: Callable[[Any], Resource | None]) -> bool:

@@ -208,33 +208,29 @@ def subscription_id(model: Any) -> str:
     return found
 
 
-def metric_series(payload: Any) -> dict[str, list[float]]:
-    """Azure Monitor ``metrics.list`` averages per dimension value ("" when the metric has no
-    dimension). A sample that is not a finite number cannot be a utilization: the whole
-    answer is refused, so the resource stays undetermined instead of looking idle or busy."""
-    out: dict[str, list[float]] = {}
-    for metric in _metrics(payload):
-        out.update(_series(metric, "average"))
-    return out
-
-
-def metric_series_by_name(payload: Any, fields: dict[str, str]) -> dict[str, dict[str, list[float]]]:
-    """Azure Monitor ``metrics.list`` samples per metric and dimension value, for an answer that
-    holds several metrics (``metricnames`` with commas), which `metric_series` would mix up.
-
-    ``fields`` maps each wanted metric (lower case) to the aggregation to read from its data
-    points (``average`` for a utilization, ``total`` for a count). A metric in the answer has a
-    key even when it has no series (no dimension value had data in the window); a metric not in
-    the answer has none, so a reader can tell "published, nothing happened" from "not
-    published". Samples that are not finite numbers refuse the whole answer, as in
-    `metric_series`."""
-    out: dict[str, dict[str, list[float]]] = {}
+def metric_answer(payload: Any, aggregation: str) -> tuple[dict[str, dict[str, list[float]]], dict[str, str]]:
+    """An Azure Monitor ``metrics.list`` answer asked for one ``aggregation``: the samples of
+    each metric measured (``errorCode`` Success, or none given, as before 2023 versions), by
+    lower-case name and dimension value ("" when not split), and the reason of each metric that
+    was not (its ``errorCode`` and ``errorMessage``). A measured metric has a key even without
+    a series: no dimension value had data in the window, which is "nothing happened", not
+    "not measured". Samples that are not finite numbers refuse the whole answer, so a resource
+    stays undetermined instead of looking idle or busy."""
+    measured: dict[str, dict[str, list[float]]] = {}
+    failed: dict[str, str] = {}
+    field = aggregation.lower()
     for metric in _metrics(payload):
         name = metric.get("name")
         value = name.get("value") if isinstance(name, dict) else None
-        if isinstance(value, str) and value.lower() in fields:
-            out.setdefault(value.lower(), {}).update(_series(metric, fields[value.lower()]))
-    return out
+        if not isinstance(value, str):
+            raise BoundaryError("a metric in the answer has no name")
+        code = metric.get("errorCode", "Success")
+        if code != "Success":
+            message = metric.get("errorMessage")
+            failed[value.lower()] = f"{code}: {message}" if isinstance(message, str) and message else str(code)
+            continue
+        measured.setdefault(value.lower(), {}).update(_series(metric, field))
+    return measured, failed
 
 
 def _metrics(payload: Any) -> list[dict[str, Any]]:
@@ -249,7 +245,7 @@ def _series(metric: dict[str, Any], field: str) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {}
     for series in _list(metric, "timeseries"):
         key = next((str(m.get("value", "")) for m in _list(series, "metadatavalues")), "")
-        samples = [_sample(d.get(field)) for d in _list(series, "data")]
+        samples = [_sample(d.get(field), field) for d in _list(series, "data")]
         out[key.lower()] = [s for s in samples if s is not None]
     return out
 
@@ -263,11 +259,11 @@ def _list(value: Any, key: str) -> list[dict[str, Any]]:
     return items
 
 
-def _sample(value: Any) -> float | None:
+def _sample(value: Any, field: str) -> float | None:
     if value is None:  # an interval without data
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise BoundaryError(f"the metrics answer has an average of {value!r}, not a finite number")
+        raise BoundaryError(f"the metrics answer has a {field} of {value!r}, not a finite number")
     return float(value)
 
 
