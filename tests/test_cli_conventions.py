@@ -147,18 +147,63 @@ def test_a_folder_with_nothing_to_scan_fails_unless_skip_unknown(tmp_path: Path)
     (tmp_path / "app").mkdir()
     (tmp_path / "app" / "package.json").write_text('{"name": "app"}')
     one_error_line(run_cli("scan", str(tmp_path / "app")), "(1 file(s) skipped as not IaC)")
-    skipped = run_cli("scan", "--skip-unknown", str(tmp_path / "app"))
-    assert skipped.returncode == 0
-    assert (
-        skipped.stderr
-        == "azai: warning: nothing to scan (--skip-unknown): no Terraform plan, ARM template or what-if JSON\n"
-    )
+    # --skip-unknown asked for exactly this (a pre-commit hook handed a package.json): nothing is
+    # said, and a report file asked for is still written, for a pipeline step that uploads it
+    skipped = run_cli("scan", "--skip-unknown", "-o", str(tmp_path / "azai.sarif"), str(tmp_path / "app"))
+    assert (skipped.returncode, skipped.stdout, skipped.stderr) == (0, "", "")
+    assert [run["results"] for run in json.loads((tmp_path / "azai.sarif").read_text())["runs"]] == [[]]
+    assert run_cli("scan", "--skip-unknown", str(tmp_path / "app")).stdout == ""
 
 
 @pytest.mark.parametrize("name", ["azure.yaml", "pipeline.yml"])
 def test_yaml_gets_a_hint_of_what_to_scan_instead(tmp_path: Path, name: str) -> None:
     (tmp_path / name).write_text("name: app\n")
     one_error_line(run_cli("scan", str(tmp_path / name)), f"{name}: YAML", "scan infra/main.bicep")
+
+
+# --- rule lists as Checkov and Trivy take them ---------------------------------------------
+
+
+def rules_run(*args: str) -> tuple[int, set[str]]:
+    """How many rules a scan of the demo plan ran, and the rules its findings came from."""
+    data = json.loads(run_cli("scan", "--format", "json", "--fail-on", "none", *args, DEMO_PLAN).stdout)
+    return data["summary"]["rules"], {f["rule_id"] for f in data["findings"]}
+
+
+def test_select_takes_a_comma_separated_list_as_well_as_repetition() -> None:
+    assert rules_run("--select", "AZAI-207,AZAI-208") == (2, {"AZAI-207", "AZAI-208"})
+    assert rules_run("--select", " AZAI-207 , always-on-serverless-gpu") == (2, {"AZAI-207", "AZAI-208"})
+    assert rules_run("--select", "AZAI-207,AZAI-208", "--select", "AZAI-101") == (
+        3,
+        {"AZAI-101", "AZAI-207", "AZAI-208"},
+    )
+
+
+def test_ignore_takes_a_comma_separated_list_as_well_as_repetition() -> None:
+    every, found = rules_run()
+    assert {"AZAI-101", "AZAI-207", "AZAI-208"} <= found
+    assert rules_run("--ignore", "AZAI-207,AZAI-208") == (every - 2, found - {"AZAI-207", "AZAI-208"})
+    assert rules_run("--ignore", "AZAI-207,AZAI-208", "--ignore", "AZAI-101") == (
+        every - 3,
+        found - {"AZAI-101", "AZAI-207", "AZAI-208"},
+    )
+    assert rules_run("--select", "AZAI-207,AZAI-208,AZAI-101", "--ignore", "AZAI-101") == (
+        2,
+        {"AZAI-207", "AZAI-208"},
+    )
+
+
+@pytest.mark.parametrize("option", ["--select", "--ignore"])
+def test_an_unknown_or_empty_entry_in_a_rule_list_is_one_line_naming_it(option: str) -> None:
+    one_error_line(
+        run_cli("scan", option, "AZAI-207,AZAI-999", DEMO_PLAN),
+        "'AZAI-999' matches no rule id, slug or pillar",
+    )
+    one_error_line(
+        run_cli("scan", option, "AZAI-207", option, "AZAI-208,,AZAI-101", DEMO_PLAN),
+        f"{option} 'AZAI-208,,AZAI-101': an empty entry",
+    )
+    one_error_line(run_cli("scan", option, "", DEMO_PLAN), f"{option} '': an empty entry")
 
 
 # --- JSON values, never Python reprs -------------------------------------------------------
@@ -242,7 +287,11 @@ def test_compact_gives_one_line_per_finding() -> None:
         "ws-demo/score: AML online endpoint 'ws-demo/score' uses key authentication (authMode Key), reachable from "
         "public networks (at fixtures/demo/plan.json:1:12585 (azapi_resource.score))"
     )
-    assert out[-1] == "FAILED: 6 finding(s) at or above high"
+    assert len(out) == 31 + 1  # no headings, blank lines or cost breakdown: one closing line
+    assert out[-1] == (
+        f"azai {__version__}: 1 input(s), 18 resource(s), 39 rule(s); 31 finding(s): 1 critical, 5 high, "
+        "24 medium, 1 low; 0 undetermined; 0 suppressed; FAILED: 6 finding(s) at or above high"
+    )
 
 
 def test_severity_filters_what_every_report_shows_but_not_the_gate() -> None:

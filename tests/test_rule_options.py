@@ -1,10 +1,18 @@
-"""The catalog's options change exactly the resources their docs say, from the command line."""
+"""The catalog's options change exactly the resources their docs say, from the command line, and a
+value there means exactly what it means in azai.toml."""
 
 from __future__ import annotations
 
+import json
+import tomllib
+from pathlib import Path
+
 import pytest
 
-from tests.conftest import FIXTURES, cli_json, run_cli
+from scanner.engine.registry import load_checks
+from scanner.policy.config import parse_config
+from scanner.policy.options import parse_rule_options
+from tests.conftest import FIXTURES, ROOT, cli_json, run_cli
 
 # AZAI-305 by default: Global deployments on EU accounts or serving EU Search data, and EU Search
 # data sent to a UK account or the US data zone.
@@ -138,3 +146,115 @@ def test_residency_region_rates_a_data_zone_deployment_medium_and_a_global_one_h
     severity = {f["resource_name"]: f["severity"] for f in data["findings"]}
     assert severity["oai-eu/chat-datazone"] == "medium"
     assert severity["oai-eu/chat-global"] == "high"
+
+
+# --- a value means on the command line what it means in azai.toml -----------------------------
+
+ZONES = str(FIXTURES / "rules" / "AZAI-402" / "template.json")
+
+
+def zone_findings(*args: str, cwd: Path = ROOT) -> set[str]:
+    done = run_cli("scan", "--format", "json", "--fail-on", "none", "--select", "AZAI-402", *args, ZONES, cwd=cwd)
+    assert done.returncode == 0, done.stderr
+    return {f["resource_name"] for f in json.loads(done.stdout)["findings"]}
+
+
+@pytest.mark.parametrize(
+    ("toml", "bare", "expected"),
+    [
+        ('["eastus"]', "eastus", {"aks-east/gpuone", "aks-east/gpunone"}),
+        ('["westcentralus"]', "westcentralus", {"aks-wcus/gpu"}),
+        (
+            "['eastus', 'westcentralus']",
+            "eastus, westcentralus",
+            {"aks-east/gpuone", "aks-east/gpunone", "aks-wcus/gpu"},
+        ),
+        ("[]", "", set()),
+    ],
+)
+def test_a_list_in_toml_syntax_is_the_list_bare_text_and_the_config_file_give(
+    tmp_path: Path, toml: str, bare: str, expected: set[str]
+) -> None:
+    """`zone_regions=["eastus"]`, as docs/configuration.md writes lists, was once the one region
+    named `["eastus"]`: no finding and no warning."""
+    (tmp_path / "azai.toml").write_text(f"[rules.AZAI-402]\nzone_regions = {toml}\n")
+    assert zone_findings(cwd=tmp_path) == expected
+    assert zone_findings("--rule-option", f"AZAI-402:zone_regions={toml}") == expected
+    assert zone_findings("--rule-option", f"ai-pool-zones:zone_regions={bare}") == expected
+
+
+CHECKS = load_checks()
+
+
+@pytest.mark.parametrize(
+    ("rule", "key", "value"),
+    [
+        ("AZAI-402", "zone_regions", '["eastus"]'),
+        ("AZAI-203", "marker_values", "['ai', \"ml\"]"),
+        ("AZAI-303", "max_nodes", "3"),
+        ("AZAI-206", "max_average_percent", "5"),
+        ("AZAI-206", "max_average_percent", "2.5"),
+        ("AZAI-106", "require_user_assigned", "true"),
+        ("AZAI-201", "max_idle_before_shutdown", '"PT2H"'),
+        ("AZAI-205", "max_scale_down_delay", "'P1DT2H'"),
+        ("AZAI-305", "residency", '"region"'),
+        ("AZAI-401", "production_tag", '"1"'),
+    ],
+)
+def test_every_value_a_config_file_takes_is_typed_the_same_on_the_command_line(rule: str, key: str, value: str) -> None:
+    from_file = parse_config(tomllib.loads(f"[rules.{rule}]\n{key} = {value}\n"), CHECKS, "azai.toml").options
+    from_command_line = parse_rule_options([f"{rule}:{key}={value}"], CHECKS)
+    assert from_command_line == from_file
+    assert type(from_command_line[rule][key]) is type(from_file[rule][key])
+
+
+@pytest.mark.parametrize(
+    ("bare", "typed"),
+    [
+        ("AZAI-402:zone_regions=eastus", ["eastus"]),
+        ("AZAI-203:marker_values=ai,ml", ["ai", "ml"]),
+        ("AZAI-204:exempt_values=false", ["false"]),  # bare text azai.toml reads as a flag
+        ("AZAI-401:production_tag=1", "1"),  # and as a number
+        ("AZAI-201:max_idle_before_shutdown=PT2H", "PT2H"),
+        ("AZAI-305:residency=region", "region"),
+    ],
+)
+def test_bare_text_is_a_string_or_a_list_of_names(bare: str, typed: object) -> None:
+    rule, key = bare.split(":")[0], bare.split(":")[1].split("=")[0]
+    assert parse_rule_options([bare], CHECKS) == {rule: {key: typed}}
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ('AZAI-402:zone_regions=["eastus"', "not a value azai.toml could hold: unclosed array"),
+        ('AZAI-402:zone_regions=eastus"]', "not a value azai.toml could hold: invalid value"),
+        ("AZAI-402:zone_regions=[1]", "zone_regions must be a list of names"),
+        ('AZAI-402:zone_regions="eastus"', "zone_regions must be a list of names"),
+        ("AZAI-303:max_nodes=3\nmax_nodes = 4", "not one value"),
+        ("AZAI-303:max_nodes=many", "max_nodes must be a int"),
+        ("AZAI-106:require_user_assigned=yes", "require_user_assigned must be a bool"),
+        (
+            "AZAI-201:max_idle_before_shutdown=PT2X",
+            "max_idle_before_shutdown must be an ISO-8601 duration, such as PT4H or P1D",
+        ),
+        (
+            "AZAI-205:max_scale_down_delay=30m",
+            "max_scale_down_delay must be an ISO-8601 duration, such as PT30M or P1D",
+        ),
+    ],
+)
+def test_a_value_that_cannot_be_read_is_exit_2_with_one_line(value: str, says: str) -> None:
+    done = run_cli("scan", "--rule-option", value, ZONES, process=True)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"azai: error: --rule-option {value!r}: {says}\n"
+
+
+def test_a_duration_the_rule_cannot_read_is_refused_in_the_config_file_too(tmp_path: Path) -> None:
+    (tmp_path / "azai.toml").write_text("[rules.AZAI-201]\nmax_idle_before_shutdown = 'PT2X'\n")
+    done = run_cli("scan", ZONES, cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"azai: error: {tmp_path / 'azai.toml'}: rules.AZAI-201.max_idle_before_shutdown must be an ISO-8601 "
+        "duration, such as PT4H or P1D\n",
+    )

@@ -114,13 +114,15 @@ def render(
 ) -> tuple[bytes | Iterable[bytes], list[str]]:
     """One report format's bytes (the JSON report as chunks, written as they are made), and
     warnings (such as output cut to fit GitHub's limits). SARIF URIs are relative to
-    ``repo_root``, found from git when not given; ``compact`` and ``colour`` shape the text
-    report; markdown is cut to ``max_bytes`` (0: no limit)."""
+    ``repo_root``, else to the git top level of the scanned files; ``compact`` and ``colour``
+    shape the text report; markdown is cut to ``max_bytes`` (0: no limit)."""
     if fmt == "sarif":
         from reports import sarif
-        from reports.repository import repository_root
+        from reports.repository import repository_root, scanned_files
 
-        return sarif.render(result, repository_root(repo_root))
+        root, notes = repository_root(repo_root, scanned_files(result))
+        data, warnings = sarif.render(result, root)
+        return data, [*notes, *warnings]
     if fmt == "json":
         from reports import json_report
 
@@ -228,7 +230,8 @@ def _collecting_garbage(live: bool) -> Iterator[None]:
 @click.option(
     "--skip-unknown",
     is_flag=True,
-    help="Skip files that are not a plan, template or what-if result instead of failing.",
+    help="Skip files that are not a plan, template or what-if result instead of failing; when no file is "
+    "one, write no report to stdout, say nothing and exit 0.",
 )
 def scan(
     paths: tuple[str, ...],
@@ -262,8 +265,11 @@ def scan(
     targets = pair_outputs(formats, outputs)
     with _collecting_garbage(request.live.requested):
         result = run_scan(request)
-        if not result.inputs:  # only --skip-unknown lets a scan of nothing get here
-            _stderr_line("warning", "nothing to scan (--skip-unknown): no Terraform plan, ARM template or what-if JSON")
+        if not result.inputs:
+            # Only --skip-unknown lets a scan of nothing get here: a pre-commit hook handed a
+            # package.json. It asked for exactly this, so nothing is said on stdout or stderr;
+            # report files are still written, for a pipeline step that uploads them.
+            targets = [(fmt, path) for fmt, path in targets if path is not None]
         write_reports(result, targets, repo_root, view, max_bytes)
     sys.exit(exit_code(result))
 

@@ -38,6 +38,21 @@ def _max_bytes(value: str) -> int:
     return limit
 
 
+def rule_names(option: str, values: tuple[str, ...]) -> tuple[str, ...]:
+    """``--select``/``--ignore`` entries, from repeated options, comma-separated lists or both:
+    ``--select AZAI-207,AZAI-208`` is how Checkov and Trivy take theirs, so a newcomer's habit
+    works instead of being told the pair "matches no rule id". No rule id, slug or pillar holds a
+    comma. An empty entry (``AZAI-207,``, or ``--select "$RULES"`` with nothing in it) is refused:
+    read as nothing, it would silently select every rule."""
+    from scanner.errors import InputError
+
+    names = [name.strip() for value in values for name in value.split(",")]
+    if any(not name for name in names):
+        empty = next(value for value in values if any(not name.strip() for name in value.split(",")))
+        raise InputError(f"{option} {empty!r}: an empty entry; give rule ids, slugs or pillars, separated by commas")
+    return tuple(names)
+
+
 def _apply(options: list[Decorator]) -> Decorator:
     def decorate(command: Any) -> Any:
         for option in reversed(options):
@@ -79,8 +94,9 @@ report_options = _apply(
             "--repo-root",
             metavar="DIR",
             callback=lambda _ctx, _param, value: _folder("--repo-root", value),
-            help="Repository root that SARIF file URIs are relative to (default: git's top level, "
-            "else the current folder).",
+            help="Repository root that SARIF file URIs are relative to [default: the git top level of the "
+            "scanned files, wherever azai runs; for files in no repository, of the current folder, else the "
+            "current folder].",
         ),
     ]
 )
@@ -155,21 +171,28 @@ def policy_options(default_gate: str, gate_meaning: str) -> Decorator:
                 f"higher; 'none' never fails. [default: config file, else {default_gate}: {gate_meaning}]",
             ),
             click.option(
-                "--select", multiple=True, metavar="RULE", help="Run only these rules (id, slug or pillar). Repeatable."
+                "--select",
+                multiple=True,
+                metavar="RULE",
+                callback=lambda _ctx, _param, values: rule_names("--select", values),
+                help="Run only these rules (id, slug or pillar). Repeatable, or comma-separated: "
+                "--select AZAI-207,AZAI-208.",
             ),
             click.option(
                 "--ignore",
                 multiple=True,
                 metavar="RULE",
-                help="Do not run these rules (id, slug or pillar). Repeatable.",
+                callback=lambda _ctx, _param, values: rule_names("--ignore", values),
+                help="Do not run these rules (id, slug or pillar). Repeatable, or comma-separated.",
             ),
             click.option(
                 "--rule-option",
                 "rule_options",
                 multiple=True,
                 metavar="RULE:KEY=VALUE",
-                help="Set a rule option, e.g. AZAI-201:max_idle_before_shutdown=PT2H (see 'azai rules RULE'). "
-                "Repeatable.",
+                help="Set a rule option (see 'azai rules RULE'), e.g. AZAI-201:max_idle_before_shutdown=PT2H. "
+                'VALUE is read as azai.toml reads it (a list ["eastus"], a number, true, a "string"); '
+                "bare text is a string, or a comma-separated list where the option is a list. Repeatable.",
             ),
             click.option(
                 "--config",

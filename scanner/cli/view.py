@@ -24,7 +24,7 @@ class View:
     """How the reports of one run are shown."""
 
     quiet: bool = False  # no report on stdout: files from --output only, and the exit code
-    compact: bool = False  # the text report gives one line per finding
+    compact: bool = False  # the text report: a line per finding, then one closing line
     severity: str | None = None  # the lowest severity of the findings shown
     no_color: bool = False
 
@@ -60,7 +60,12 @@ _OPTIONS = [
         help="Write no report to stdout and no progress: the exit code gives the verdict, and reports "
         "named with --output are still written. Errors and warnings still go to stderr.",
     ),
-    click.option("--compact", is_flag=True, help="Text report: one line per finding and per undetermined check."),
+    click.option(
+        "--compact",
+        is_flag=True,
+        help="Text report: one line per finding and per undetermined check, then one closing line with the "
+        "counts and the verdict; no headings or cost breakdown.",
+    ),
     click.option(
         "--severity",
         type=click.Choice(SHOWN_CHOICES, case_sensitive=False),

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
+import tomllib
 from collections.abc import Sequence
 from typing import Any
 
 from scanner.engine.checkapi import Check, Severity
 from scanner.engine.registry import find_check
 from scanner.errors import InputError
+from scanner.model.durations import parse_duration
 
 
 def parse_fail_on(text: str) -> Severity | None:
@@ -20,25 +23,55 @@ def parse_fail_on(text: str) -> Severity | None:
         raise InputError(f"--fail-on: {exc}") from None
 
 
-_FLAGS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+# Characters bare text never holds: a value with one is meant as TOML, and must be valid TOML.
+_TOML_MARKS = frozenset("[]{}\"'\n\r")
+_POSITION = re.compile(r" \(at (line \d+, column \d+|end of document)\)$")
 
 
-def _typed_option(default: Any, value: str) -> Any:
-    """A command-line option value in the type of the rule's default."""
-    if isinstance(default, bool):
-        if value.strip().lower() not in _FLAGS:
-            raise ValueError(value)
-        return _FLAGS[value.strip().lower()]
-    if isinstance(default, (int, float)):
-        return type(default)(value)
+def toml_value(text: str) -> Any:
+    """``text`` read as azai.toml reads the value after ``key =``, with the same parser, so
+    ``["eastus"]``, ``5``, ``0.30``, ``true`` and ``"PT2H"`` mean on the command line exactly
+    what they mean in the file. ValueError says what is wrong, without the parser's position,
+    which would count the ``key =`` the user never wrote."""
+    try:
+        table = tomllib.loads(f"value = {text}")
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"not a value azai.toml could hold: {_POSITION.sub('', str(exc)).lower()}") from None
+    if list(table) != ["value"]:  # a newline and a second key in the text
+        raise ValueError("not one value")
+    return table["value"]
+
+
+def _bare_value(default: Any, text: str) -> Any:
+    """Bare text, which azai.toml would not take as this option's value: the text itself, or,
+    where the option is a list, the comma-separated names (``marker_values=ai,ml``)."""
     if isinstance(default, (list, tuple)):
-        return [item.strip() for item in value.split(",") if item.strip()]
-    return value
+        return [item.strip() for item in text.split(",") if item.strip()]
+    return text
+
+
+def option_value(check: Check, key: str, text: str) -> Any:
+    """A ``--rule-option`` VALUE for ``check``'s option ``key``.
+
+    First read as azai.toml reads it and checked as a file's value is; the command line may
+    therefore never type a value otherwise than the file does (``["eastus"]`` was once taken as
+    the one region named ``["eastus"]``, which matched nothing and silently decided nothing).
+    Bare text that is not such a value of the option's type (``eastus``, ``PT2H``, ``ai,ml``,
+    ``1`` for a tag name) is taken as a string, or a list of names; text with brackets, braces or
+    quotes is always meant as TOML, so a typo in it is an error rather than a name.
+    """
+    try:
+        return checked_option(check, key, toml_value(text))
+    except ValueError:
+        if _TOML_MARKS.intersection(text):
+            raise
+    return checked_option(check, key, _bare_value(check.options[key], text))
 
 
 def checked_option(check: Check, key: str, value: Any) -> Any:
     """An option value of the type the rule's default has (a list of names where the default is
-    a list), and one of its declared choices if it has any; ValueError names what it must be.
+    a list), one of its declared choices if it has any, and a duration where the default is one
+    (``PT4H``); ValueError names what it must be.
     The command line and the config file both pass through here, so that neither can hand a
     rule a value it would misread (a string iterated as letters, a typo that decides nothing)."""
     default = check.options[key]
@@ -56,14 +89,18 @@ def checked_option(check: Check, key: str, value: Any) -> Any:
     allowed = check.choices.get(key)
     if allowed and str(value).strip().lower() not in {c.lower() for c in allowed}:
         raise ValueError(f"{key} must be one of {', '.join(allowed)}")
+    if parse_duration(default) is not None and parse_duration(value) is None:
+        # A limit the rule cannot read would silently stop it judging anything (PT2X, 2h).
+        raise ValueError(f"{key} must be an ISO-8601 duration, such as {default} or P1D")
     return value
 
 
 def parse_rule_options(given: Sequence[str], checks: list[Check]) -> dict[str, dict[str, Any]]:
     """``RULE:KEY=VALUE`` settings, checked against the options each rule declares.
 
-    Values take the type of the rule's default, so ``max_average_percent=5`` is a number,
-    ``require_user_assigned=true`` a flag and ``marker_values=ai,ml`` a list.
+    Values are read as the configuration file reads them (``option_value``), so
+    ``max_average_percent=5`` is a number, ``require_user_assigned=true`` a flag, and
+    ``zone_regions=["eastus"]`` and ``zone_regions=eastus`` the same list.
     """
     options: dict[str, dict[str, Any]] = {}
     for text in given:
@@ -76,12 +113,7 @@ def parse_rule_options(given: Sequence[str], checks: list[Check]) -> dict[str, d
             declared = ", ".join(sorted(check.options)) or "none"
             raise InputError(f"--rule-option {text!r}: {check.id} has no option {key!r} (options: {declared})")
         try:
-            typed = _typed_option(check.options[key], value)
-        except ValueError:
-            kind = type(check.options[key]).__name__
-            raise InputError(f"--rule-option {text!r}: {key} must be a {kind}") from None
-        try:
-            checked_option(check, key, typed)
+            typed = option_value(check, key, value)
         except ValueError as exc:
             raise InputError(f"--rule-option {text!r}: {exc}") from None
         options.setdefault(check.id, {})[key] = typed
