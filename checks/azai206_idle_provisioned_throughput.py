@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from checks._common import WAF_AI, measured_deployment, rule_page
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.needs import LiveRead
-from scanner.model.pricing import HOURS_PER_MONTH, PTU, Cost
+from scanner.model.pricing import FINE_TUNE_HOSTING, HOURS_PER_MONTH, PTU, Cost, fine_tune_item
 from scanner.model.resources import Resource
 from scanner.model.unknown import Unknown, known
-from scanner.model.utilization import DeploymentUsage, is_hosted_fine_tune, is_provisioned
+from scanner.model.utilization import FINE_TUNED_MARK, DeploymentUsage, is_hosted_fine_tune, is_provisioned
 
 PTU_GUIDE = "https://learn.microsoft.com/azure/foundry/openai/how-to/provisioned-throughput-onboarding"
+# A fine-tuned model is named after its base model and version (gpt-4o-mini-2024-07-18.ft-<id>,
+# gpt-35-turbo-0613.ft-<id>); hosting is priced by base model, as tokens are.
+_MODEL_VERSION = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{4})$")
 
 
 @rule(
@@ -112,11 +116,17 @@ def idle_provisioned_throughput(resource: Resource, ctx: CheckContext) -> Iterat
     deployment that took no requests, x 730 hours x the hourly price of one PTU of the
     deployment's type in its account's region. Prices are the hourly (no reservation) retail
     rates of the Retail Prices API meters `Provisioned Managed Global Unit`, `... Data Zone
-    Unit` and `... Regional Unit`, bundled with their source and date; a region without one is
-    unknown, never $0. Hourly samples hide minute peaks, and a deployment can shrink only in its
-    model's PTU increments, so the figure is an upper bound of what resizing saves; a
-    reservation bills less than the hourly rate. A fine-tuned deployment's hosting price is not
-    bundled, so its waste is unknown.
+    Unit` and `... Regional Unit`, bundled with their source and date for every region a public
+    copy of the API lists them in; a region without one is unknown, never $0. Hourly samples
+    hide minute peaks, and a deployment can shrink only in its model's PTU increments, so the
+    figure is an upper bound of what resizing saves; a reservation bills less than the hourly
+    rate.
+
+    A fine-tuned deployment that took no requests wastes its hosting fee: 730 hours x the
+    hourly hosting price of its base model (the model name before its version and `.ft-`) for
+    its deployment type (Standard, Global Standard or Data Zone Standard) in its account's
+    region, from the bundled fine-tuned model hosting table; a model, type or region the table
+    lacks is unknown, with the reason.
 
     ## Why
 
@@ -181,13 +191,7 @@ def _unused(resource: Resource, ctx: CheckContext, usage: DeploymentUsage, provi
         )
         what = f"{ptus:g} PTU"
     else:
-        cost = Cost(
-            None,
-            "fine-tuned model hosting with no requests",
-            (f"no requests in {usage.window}",),
-            "high",
-            unknown_reason="no hourly hosting price for fine-tuned deployments is bundled",
-        )
+        cost = _hosting_cost(resource, ctx, (f"no requests in {usage.window}",))
         what = "fine-tuned model hosting"
     return Violation(
         f"Deployment '{resource.name}' ({what}) took no requests ({usage.requests_metric}) over {usage.window}",
@@ -207,6 +211,31 @@ def _ptus(resource: Resource) -> float:
 
 
 def _ptu_cost(resource: Resource, ctx: CheckContext, ptus: float, what: str, assumptions: tuple[str, ...]) -> Cost:
+    return ctx.prices.estimate(
+        resource.get("sku.name"), _region(resource, ctx), ptus, HOURS_PER_MONTH, what, assumptions, meter=PTU
+    )
+
+
+def _hosting_cost(resource: Resource, ctx: CheckContext, assumptions: tuple[str, ...]) -> Cost:
+    """A month of a fine-tuned deployment's hosting fee: its base model's hourly price for its
+    deployment type in its account's region."""
+    model, sku = resource.get("properties.model.name"), resource.get("sku.name")
+    item = None
+    if isinstance(model, str) and isinstance(sku, str):
+        base = _MODEL_VERSION.sub("", model[: model.lower().index(FINE_TUNED_MARK)])
+        item = fine_tune_item(base, sku)
+    return ctx.prices.estimate(
+        item,
+        _region(resource, ctx),
+        1,
+        HOURS_PER_MONTH,
+        "fine-tuned model hosting with no requests",
+        assumptions,
+        meter=FINE_TUNE_HOSTING,
+    )
+
+
+def _region(resource: Resource, ctx: CheckContext) -> object:
+    """The deployment's region: its account's location (None when the account is not known)."""
     account = ctx.inventory.parent(resource)
-    region = account.location if account is not None else None
-    return ctx.prices.estimate(resource.get("sku.name"), region, ptus, HOURS_PER_MONTH, what, assumptions, meter=PTU)
+    return account.location if account is not None else None

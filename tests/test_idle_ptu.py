@@ -119,10 +119,15 @@ def test_idle_and_unused_provisioned_throughput_fail_with_their_waste(serve) -> 
     unused = failed["oai/unused-ptu"]
     assert unused.cost is not None and unused.cost.monthly_usd == 40_150.00
     assert unused.violation.observed["requests"] == 0
-    # no bundled price: unknown with its reason, never $0
-    for name in ("foundry/new-names-ptu", "oai/ft-unused"):
-        cost = failed[name].cost
-        assert cost is not None and cost.monthly_usd is None and cost.unknown_reason
+    # westeurope's Global PTU price is bundled too: 29.7 PTU no hour needed x 730 h x $1.00
+    new_names = failed["foundry/new-names-ptu"].cost
+    assert new_names is not None and new_names.monthly_usd == 21_681.00
+    # a Standard (regional) gpt-4o-mini fine-tune has no hosting meter in eastus: unknown, never $0
+    hosting = failed["oai/ft-unused"].cost
+    assert hosting is not None and hosting.monthly_usd is None
+    assert hosting.unknown_reason == (
+        "no hosting price for fine-tuned gpt-4o-mini Standard in eastus in the bundled price table"
+    )
     assert failed["foundry/new-names-ptu"].violation.observed["metric"] == "ProvisionedUtilization"
 
     # Per account holding a provisioned, fine-tuned or (for AZAI-209) pay-per-token deployment:

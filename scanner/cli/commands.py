@@ -349,7 +349,7 @@ def version(output_format: str) -> None:
 
 @main.group()
 def prices() -> None:
-    """The VM price table that waste estimates use."""
+    """The price tables that waste estimates use."""
 
 
 @prices.command("refresh")
@@ -361,10 +361,12 @@ def prices() -> None:
 )
 @click.option("--endpoint", default="https://prices.azure.com", show_default=True, help="Retail Prices API base URL.")
 def prices_refresh(regions: tuple[str, ...], output: str | None, endpoint: str) -> None:
-    """Fetch current Linux pay-as-you-go prices from the public Azure Retail Prices API.
+    """Fetch current pay-as-you-go prices from the public Azure Retail Prices API: Linux VM sizes
+    and Container Apps serverless GPUs.
 
-    Spot, Low Priority and Windows prices are excluded. The table is written atomically; if
-    any region fails, the old table is kept and the command exits 2.
+    Spot, Low Priority, Windows and Dev/Test prices are excluded. The regions fetched replace
+    the bundled prices there. The table is written atomically; if any region fails, the old
+    table is kept and the command exits 2.
     """
     from pathlib import Path
 
@@ -376,7 +378,7 @@ def prices_refresh(regions: tuple[str, ...], output: str | None, endpoint: str) 
     count, missing = refresh(regions or ("eastus",), target, endpoint)
     click.echo(f"wrote {count} prices to {target}")
     if missing:
-        click.echo(f"no price for {len(missing)} size/region pair(s): their costs stay unknown", err=True)
+        click.echo(f"no price for {len(missing)} item/region pair(s): their costs stay unknown", err=True)
 
 
 @main.group()

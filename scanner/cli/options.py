@@ -209,7 +209,10 @@ def policy_options(default_gate: str, gate_meaning: str) -> Decorator:
                 "--write-baseline", metavar="FILE", help="Record the current findings as a baseline (atomically)."
             ),
             click.option(
-                "--prices", "prices_file", metavar="FILE", help="Price table [default: refreshed cache, else bundled]."
+                "--prices",
+                "prices_file",
+                metavar="FILE",
+                help="Price table whose regions replace the bundled prices [default: the refreshed cache].",
             ),
             click.option(
                 "--owner-tag", metavar="KEY", help="Tag that names a resource's owner in cost totals [default: owner]."

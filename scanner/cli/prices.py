@@ -1,35 +1,101 @@
-"""``azai prices refresh``: current Linux pay-as-you-go prices from the Azure Retail Prices API.
+"""``azai prices refresh``: current pay-as-you-go prices from the Azure Retail Prices API.
 
-The API is public and paged (``NextPageLink``). For each region it returns every VM meter;
-azai keeps, for the sizes in its table, the row that is the Linux on-demand price: type
-``Consumption``, unit ``1 Hour``, no "Windows" in the product name, no "Spot" or "Low Priority"
-in the SKU or meter name, the primary meter region first. The table is written atomically and
-only after every region was fetched, so a failed refresh leaves the old table as it was.
+The API is public and paged (``NextPageLink``). For each region it is asked, per meter family,
+for the ``Consumption`` rows of one service, and azai keeps:
+
+- **VM sizes** (serviceName ``Virtual Machines``): for every size, the Linux on-demand row:
+  unit ``1 Hour``, no "Windows" in the product name, no "Spot" or "Low Priority" in the SKU or
+  meter name, the primary meter region first.
+- **Container Apps serverless GPUs** (serviceName ``Azure Container Apps``): the per-second
+  meters ``Standard NC A100 v4 GPU Usage`` and ``Standard NC T4 v3 GPU Usage`` (skuName
+  ``Standard``, unit ``1 Second``), priced per GPU-hour (x 3600) for the workload profile types
+  ``Consumption-GPU-NC24-A100`` and ``Consumption-GPU-NC8as-T4``. No public copy of the API
+  holds these outside East US (docs/cost.md), so this is how other regions get them.
+
+The user table it writes replaces the bundled rows of each family in each region it fetched
+(scans read it first); a region for which the API lists no meter of a family keeps the rows it
+had, so an empty answer never erases prices. The table is written atomically and only after
+every region and family was fetched, so a failed refresh leaves the old table as it was. The
+service is also checked on each row, not only asked for in the filter.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from scanner.errors import InputError
 from scanner.model import vmsizes
-from scanner.model.pricing import Price, PriceBook, render_prices
+from scanner.model.price_tables import Pair, Price, parse_user_table, render_user_table
+from scanner.model.pricing import METERS, PRICE_TABLE, SERVERLESS_GPU, VM, Meter
 from scanner.model.resources import normalize_location
+from scanner.model.tables import user_table_text
 from scanner.output import write_atomic
 
 RETAIL_ENDPOINT = "https://prices.azure.com"
 MAX_PAGES = 500
+SECONDS_PER_HOUR = 3600
+# Container Apps bills a serverless GPU per second under a meter named after the GPU; the
+# workload profile type names the same GPU (Container Apps billing and serverless GPU docs).
+SERVERLESS_GPU_METERS = {
+    "Standard NC A100 v4 GPU Usage": "Consumption-GPU-NC24-A100",
+    "Standard NC T4 v3 GPU Usage": "Consumption-GPU-NC8as-T4",
+}
 
 
-def _items(endpoint: str, region: str) -> Iterator[dict[str, Any]]:
+def _is_linux_on_demand(item: dict[str, Any]) -> bool:
+    names = f"{item.get('skuName', '')} {item.get('meterName', '')}".lower()
+    return (
+        item.get("unitOfMeasure") == "1 Hour"
+        and "windows" not in str(item.get("productName", "")).lower()
+        and "spot" not in names
+        and "low priority" not in names
+    )
+
+
+def _vm_size(item: dict[str, Any]) -> str | None:
+    size = str(item.get("armSkuName") or "").strip()
+    return size if size and _is_linux_on_demand(item) else None
+
+
+def _serverless_gpu_profile(item: dict[str, Any]) -> str | None:
+    if item.get("skuName") != "Standard" or item.get("unitOfMeasure") != "1 Second":
+        return None
+    return SERVERLESS_GPU_METERS.get(str(item.get("meterName")))
+
+
+@dataclass(frozen=True)
+class Family:
+    """What one meter family asks the API for and keeps from its rows."""
+
+    meter: Meter
+    service: str
+    item: Callable[[dict[str, Any]], str | None]  # the table's item a row prices, or None
+    per_hour: float  # the row's unit in hours: 1 for an hourly meter, 3600 for a per-second one
+    expected: Callable[[], Iterable[str]]  # items whose absence in a region is worth saying
+
+
+FAMILIES = (
+    Family(VM, "Virtual Machines", _vm_size, 1, vmsizes.names),
+    Family(
+        SERVERLESS_GPU,
+        "Azure Container Apps",
+        _serverless_gpu_profile,
+        SECONDS_PER_HOUR,
+        lambda: SERVERLESS_GPU_METERS.values(),
+    ),
+)
+
+
+def _items(endpoint: str, region: str, service: str) -> Iterator[dict[str, Any]]:
     import requests
 
     url: str | None = f"{endpoint.rstrip('/')}/api/retail/prices"
     params: dict[str, str] | None = {
-        "$filter": f"serviceName eq 'Virtual Machines' and armRegionName eq '{region}' and priceType eq 'Consumption'"
+        "$filter": f"serviceName eq '{service}' and armRegionName eq '{region}' and priceType eq 'Consumption'"
     }
     for _ in range(MAX_PAGES):
         if not url:
@@ -51,50 +117,51 @@ def _items(endpoint: str, region: str) -> Iterator[dict[str, Any]]:
     raise InputError(f"prices refresh: {region}: more than {MAX_PAGES} pages: the old price table was kept")
 
 
-def _is_linux_on_demand(item: dict[str, Any]) -> bool:
-    names = f"{item.get('skuName', '')} {item.get('meterName', '')}".lower()
-    return (
-        item.get("type") == "Consumption"
-        and item.get("unitOfMeasure") == "1 Hour"
-        and "windows" not in str(item.get("productName", "")).lower()
-        and "spot" not in names
-        and "low priority" not in names
-    )
-
-
-def fetch_region(endpoint: str, region: str, sizes: set[str]) -> dict[str, Price]:
+def fetch_region(endpoint: str, region: str, family: Family) -> dict[str, Price]:
+    """The family's prices in ``region`` by item as Azure spells it."""
     chosen: dict[str, dict[str, Any]] = {}
-    for item in _items(endpoint, region):
-        size = str(item.get("armSkuName", "")).lower()
-        if size in sizes and _is_linux_on_demand(item):
-            current = chosen.get(size)
-            if current is None or (item.get("isPrimaryMeterRegion") and not current.get("isPrimaryMeterRegion")):
-                chosen[size] = item
+    for row in _items(endpoint, region, family.service):
+        item = family.item(row) if row.get("serviceName") == family.service else None
+        if item is None or row.get("type") != "Consumption":
+            continue
+        current = chosen.get(item)
+        if current is None or (row.get("isPrimaryMeterRegion") and not current.get("isPrimaryMeterRegion")):
+            chosen[item] = row
     today = dt.date.today().isoformat()
     return {
-        size: Price(
-            float(item["retailPrice"]),
-            f"Azure Retail Prices API ({endpoint})",
-            str(item.get("effectiveStartDate") or today)[:10],
+        item: Price(
+            round(float(row["retailPrice"]) * family.per_hour, 6),
+            f"Azure Retail Prices API ({endpoint}), meter '{row.get('meterName', '')}'",
+            str(row.get("effectiveStartDate") or today)[:10],
         )
-        for size, item in chosen.items()
+        for item, row in chosen.items()
     }
 
 
 def refresh(regions: Iterable[str], output: Path, endpoint: str = RETAIL_ENDPOINT) -> tuple[int, list[str]]:
-    """Fetch prices for ``regions`` and rewrite ``output`` (keeping other regions' rows).
+    """Fetch every family's prices in ``regions`` and rewrite the user table ``output``
+    (keeping its other rows).
 
-    Returns the number of prices written and the sizes that had no price in some region.
+    Returns the number of prices written and the items of each family that had no price in
+    some region ("Standard_NC6 (eastus)").
     """
-    sizes = {name.lower() for name in vmsizes.names()}
-    current = PriceBook.load(str(output) if output.is_file() else None)
+    found = user_table_text(PRICE_TABLE, "price table", str(output)) if output.is_file() else None
+    tables = parse_user_table(*found, {meter.name for meter in METERS}) if found else {}
     wanted = [normalize_location(r) for r in regions]
-    fetched = {region: fetch_region(endpoint, region, sizes) for region in wanted}
-    rows = {key: price for key, price in current.prices.items() if key[1] not in fetched}
-    missing = []
-    for region, prices in fetched.items():
-        for size, price in prices.items():
-            rows[(size, region)] = price
-        missing += [f"{s} ({region})" for s in sorted(sizes - set(prices))]
-    write_atomic(str(output), render_prices(rows).encode("utf-8"))
-    return len(rows), missing
+    missing: list[str] = []
+    for family in FAMILIES:
+        fetched = {region: fetch_region(endpoint, region, family) for region in wanted}
+        table = tables.setdefault(family.meter.name, {})
+        _replace_regions(table, {region: prices for region, prices in fetched.items() if prices})
+        for region, prices in fetched.items():
+            have = {item.lower() for item in prices}
+            missing += [f"{item} ({region})" for item in sorted(family.expected()) if item.lower() not in have]
+    write_atomic(str(output), render_user_table({k: v for k, v in tables.items() if v}).encode("utf-8"))
+    return sum(len(rows) for rows in tables.values()), missing
+
+
+def _replace_regions(table: dict[Pair, Price], fetched: dict[str, dict[str, Price]]) -> None:
+    """Every row of the regions in ``fetched`` replaced by what was fetched there."""
+    for key in [key for key in table if key[1] in fetched]:
+        del table[key]
+    table.update({(item, region): price for region, prices in fetched.items() for item, price in prices.items()})

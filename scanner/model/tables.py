@@ -12,10 +12,14 @@ from pathlib import Path
 from scanner.errors import InputError
 
 
+def bundled_text(file_name: str) -> str:
+    """The text of the bundled table ``data/<file_name>``."""
+    return resources.files("scanner").joinpath(f"data/{file_name}").read_text(encoding="utf-8")
+
+
 def bundled_rows(file_name: str, columns: list[str]) -> list[dict[str, str]]:
     """The rows of a bundled CSV table (``data/<file_name>``), which must have ``columns``."""
-    text = resources.files("scanner").joinpath(f"data/{file_name}").read_text(encoding="utf-8")
-    reader = csv.DictReader(io.StringIO(text))
+    reader = csv.DictReader(io.StringIO(bundled_text(file_name)))
     if reader.fieldnames is None or not set(columns) <= set(reader.fieldnames):
         raise InputError(f"bundled {file_name}: columns must be {', '.join(columns)}")
     return list(reader)
@@ -27,16 +31,21 @@ def cache_path(file_name: str) -> Path:
     return Path(base) / "azai" / file_name
 
 
+def user_table_text(file_name: str, what: str, path: str | None = None) -> tuple[str, str] | None:
+    """The text of ``path``, else of the refreshed table in the user cache, with where it came
+    from; None when neither is there. A copy that cannot be read is one line, never a traceback."""
+    chosen = Path(path) if path else cache_path(file_name)
+    if not (path or chosen.is_file()):
+        return None
+    try:
+        return chosen.read_text(encoding="utf-8"), str(chosen)
+    except OSError as exc:
+        raise InputError(f"{chosen}: cannot read {what} ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{chosen}: {what} is not UTF-8 text") from None
+
+
 def table_text(file_name: str, what: str, path: str | None = None) -> tuple[str, str]:
     """The text of ``path``, else of the refreshed table in the user cache, else of the bundled
-    one, with where it came from. A copy that cannot be read is one line, never a traceback."""
-    chosen = Path(path) if path else cache_path(file_name)
-    if path or chosen.is_file():
-        try:
-            return chosen.read_text(encoding="utf-8"), str(chosen)
-        except OSError as exc:
-            raise InputError(f"{chosen}: cannot read {what} ({exc.strerror})") from None
-        except UnicodeDecodeError:
-            raise InputError(f"{chosen}: {what} is not UTF-8 text") from None
-    bundled = resources.files("scanner").joinpath(f"data/{file_name}").read_text(encoding="utf-8")
-    return bundled, f"bundled {what}"
+    one, with where it came from."""
+    return user_table_text(file_name, what, path) or (bundled_text(file_name), f"bundled {what}")
