@@ -5,6 +5,7 @@ gap, never a crash and never a pass."""
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 from pathlib import Path
@@ -22,7 +23,6 @@ from scanner.pipeline.scan import ScanRequest, run_scan
 from scanner.sources.live.boundary import Limits, retry_after
 from scanner.sources.live.clients import ClientFactory
 from scanner.sources.live.collect import LiveInventory, Progress, collect_live
-from scanner.sources.live.redaction import Redactor
 from scanner.sources.live.scope import LiveScope
 from tests.conftest import run_cli
 
@@ -190,6 +190,7 @@ def test_a_next_link_that_is_not_a_string_is_a_gap(serve, suffix: str, scope: st
     [
         ("stall", Limits(backoff_factor=0.0, read_timeout=0.3), "Read timed out. (read timeout=0.3)"),
         ("trickle", Limits(backoff_factor=0.0, response_seconds=0.3), "the answer was still arriving after 0.3 s"),
+        ("trickle-head", Limits(backoff_factor=0.0, response_seconds=0.3), "the answer was still arriving after 0.3 s"),
     ],
 )
 def test_a_stalled_or_trickling_answer_is_ended_by_the_request_limits(  # type: ignore[no-untyped-def]
@@ -225,6 +226,37 @@ def test_the_scan_time_limit_ends_a_stall_with_exit_3_and_one_gap(serve, tmp_pat
     limited = [g for g in coverage if "time limit of 2 s" in g["reason"]]
     assert len(limited) == 1 and limited[0]["scope"] == "1 read(s)"
     assert f"{WORKSPACE}/computes" in limited[0]["reason"]
+
+
+@pytest.mark.parametrize("delivery", ["trickle-head", "trickle"])
+def test_the_scan_time_limit_ends_an_answer_trickled_a_byte_every_2_s_with_exit_3(  # type: ignore[no-untyped-def]
+    serve, tmp_path: Path, delivery: str
+) -> None:
+    """A byte every 2 s never lets a read time out, and its status line and headers alone take
+    minutes: the request's deadline, here the scan's --timeout, ends it, and the read it held is
+    named in the scan's one time-limit gap."""
+    trickled = Answer(body={"value": []}, delivery=delivery, interval=2.0)
+    emulator = serve(estate(), Faults(answers={"/computes": trickled}))
+    done = run_cli(
+        "scan",
+        "--arm-endpoint",
+        emulator.endpoint,
+        "--all-subscriptions",
+        "--timeout",
+        "3",
+        "--select",  # one rule that lists computes and reads no metrics: the trickle is the one read left
+        "AZAI-104",
+        "--format",
+        "json",
+        "--fail-on",
+        "none",
+        cwd=tmp_path,
+        process=True,  # its timeout= fails the test if the scan hangs
+    )
+    assert done.returncode == 3, done.stderr
+    assert [(g["scope"], g["status"], g["reason"]) for g in json.loads(done.stdout)["coverage"]] == [
+        ("1 read(s)", None, f"the scan's time limit of 3 s was reached before these were read: {WORKSPACE}/computes")
+    ]
 
 
 def test_timeout_is_in_the_help_of_scan_and_drift() -> None:
@@ -308,7 +340,7 @@ def test_the_retry_budget_is_shared_by_the_whole_scan(serve) -> None:  # type: i
     emulator = serve(estate(), Faults(answers={"/computes": storm, "/agentpools": storm, "/authconfigs": storm}))
     inventory = collect(emulator, Limits(backoff_factor=0.0, retry_floor=2, retry_share=0.0))
     # four collections (the demo's GPU app has auth configs too): one try each, two retries in all
-    assert sorted(g.status for g in inventory.coverage) == [500, 500, 500, 500]
+    assert [g.status for g in inventory.coverage] == [500, 500, 500, 500]
     assert sum(requests_to(emulator, s) for s in ("/computes", "/agentpools", "/authconfigs")) == 4 + 2
 
 
@@ -364,9 +396,9 @@ def test_an_answer_larger_than_the_limit_is_a_gap(serve) -> None:  # type: ignor
         ),
     ],
 )
-def test_an_arm_list_in_a_shape_the_api_does_not_promise_is_a_gap(
+def test_an_arm_list_in_a_shape_the_api_does_not_promise_is_a_gap(  # type: ignore[no-untyped-def]
     serve, body: Any, status: int | None, reason: str
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     emulator = serve(estate(), Faults(answers={"/computes": Answer(body=body)}))
     inventory = collect(emulator)
     found = gap(inventory.coverage, f"{WORKSPACE}/computes")
@@ -400,7 +432,13 @@ def test_diagnostic_logging_is_undetermined_where_its_read_failed(serve) -> None
         ("AZAI-501", "oai-demo"),
         ("AZAI-501", "oai-demo-eu"),
     }
-    assert sorted(g.status for g in unreadable.coverage) == [403, 403, 403]
+    assert [g.status for g in unreadable.coverage] == [403, 403, 403]
+
+
+def quoted_message(reason: str, code: str) -> str:
+    """The server's message that a coverage reason or error line quotes, after the error's code
+    ("Code: message"; azure-core's own text of an ARM error repeats it: "Code: (Code) message")."""
+    return reason.removeprefix(f"{code}: ").removeprefix(f"({code}) ")
 
 
 def test_an_echoed_token_never_reaches_a_report_or_a_gap(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -439,40 +477,114 @@ def test_an_echoed_token_never_reaches_a_report_or_a_gap(serve, tmp_path: Path) 
     for secret in ("emulator-token-", "eyJhbGciOiJSUzI1NiJ9", "SIGNATURE1", "KEYVALUE1"):
         assert not [t for t in texts if secret in t], secret
     coverage = json.loads(outputs["json"].read_text())["coverage"]
-    assert [g["reason"] for g in coverage if g["scope"] == f"{WORKSPACE}/onlineEndpoints"] == [
-        "Echo: (Echo) token [REDACTED] refused; Authorization: Bearer [REDACTED]; id_token [REDACTED]; "
+    assert [quoted_message(g["reason"], "Echo") for g in coverage if g["scope"] == f"{WORKSPACE}/onlineEndpoints"] == [
+        "token [REDACTED] refused; Authorization: Bearer [REDACTED]; id_token [REDACTED]; "
         "see https://st.blob.core.windows.net/c?sv=2022&sig=[REDACTED]&key=[REDACTED]"
     ]
     assert f"{WORKSPACE}/computes/[REDACTED]" in outputs["json"].read_text()
 
 
+# Secrets a hostile endpoint echoes into its errors, each in a form Redactor.text knows: the
+# caller's own token ({token}), API keys as headers, a SAS URL, a Basic Authorization header, a
+# client secret in JSON, a connection string. Letters and digits only, so that no report's
+# escaping could hide one from the search.
+BASIC_PASSWORD = "EchoedBasicPw1"
+BASIC_CREDENTIALS = base64.b64encode(f"ops:{BASIC_PASSWORD}".encode()).decode()
+ECHOED = {
+    "token": "emulator-token-",
+    "api key": "EchoedApiKey7f3a",
+    "apim key": "EchoedApimKey42",
+    "sas signature": "EchoedSasSig0x9",
+    "basic credentials": BASIC_CREDENTIALS.rstrip("="),
+    "basic password": BASIC_PASSWORD,
+    "client secret": "EchoedClientSecret5",
+    "account key": "EchoedAccountKey8",
+}
+ECHO_MESSAGE = (
+    "request refused: Authorization: Bearer {token}; "
+    f"api-key: {ECHOED['api key']}; Ocp-Apim-Subscription-Key: {ECHOED['apim key']}; "
+    f"https://st.blob.core.windows.net/c?sv=2022-11-02&se=2030-01-01&sr=b&sp=r&sig={ECHOED['sas signature']}; "
+    f"proxy said Authorization: Basic {BASIC_CREDENTIALS}"
+)
+
+
+def echoing_error(code: str) -> dict[str, Any]:
+    """An ARM error that echoes every secret in its message, and again, with the rest, in a
+    nested detail."""
+    detail = (
+        f'{ECHO_MESSAGE}; sent {{"client_secret": "{ECHOED["client secret"]}"}}; '
+        f"DefaultEndpointsProtocol=https;AccountName=st;AccountKey={ECHOED['account key']};EndpointSuffix=x"
+    )
+    return {"error": {"code": code, "message": ECHO_MESSAGE, "details": [{"code": "Inner", "message": detail}]}}
+
+
+def test_secrets_echoed_into_4xx_and_5xx_errors_reach_no_output(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    emulator = serve(
+        estate(),
+        Faults(
+            answers={
+                "/onlineendpoints": Answer(400, echoing_error("EchoBadRequest")),
+                "/agentpools": Answer(403, echoing_error("EchoForbidden")),
+                "/computes": Answer(501, echoing_error("EchoNotImplemented")),  # a 5xx azure-core does not retry
+            }
+        ),
+    )
+    formats = ("text", "json", "sarif", "markdown", "junit", "html")
+    outputs = {fmt: tmp_path / f"report-{fmt}" for fmt in formats}
+    args = [a for fmt, path in outputs.items() for a in ("--format", fmt, "--output", str(path))]
+    done = run_cli(
+        "scan",
+        "--arm-endpoint",
+        emulator.endpoint,
+        "--all-subscriptions",
+        "--fail-on",
+        "none",
+        *args,
+        "--format",  # a format past the outputs goes to stdout
+        "text",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 3, done.stderr
+    texts = {"stdout": done.stdout, "stderr": done.stderr, **{fmt: path.read_text() for fmt, path in outputs.items()}}
+    leaked = {(name, where) for name, secret in ECHOED.items() for where, text in texts.items() if secret in text}
+    assert leaked == set()
+    quoted = (
+        "request refused: Authorization: Bearer [REDACTED]; api-key: [REDACTED]; "
+        "Ocp-Apim-Subscription-Key: [REDACTED]; "
+        "https://st.blob.core.windows.net/c?sv=2022-11-02&se=2030-01-01&sr=b&sp=r&sig=[REDACTED]; "
+        "proxy said Authorization: Basic [REDACTED]"
+    )
+    coverage = json.loads(texts["json"])["coverage"]
+    codes = {f"{CLUSTER}/agentPools": "EchoForbidden", f"{WORKSPACE}/computes": "EchoNotImplemented"}
+    codes[f"{WORKSPACE}/onlineEndpoints"] = "EchoBadRequest"
+    assert sorted((g["scope"], g["status"], quoted_message(g["reason"], codes[g["scope"]])) for g in coverage) == [
+        (f"{CLUSTER}/agentPools", 403, quoted),
+        (f"{WORKSPACE}/computes", 501, quoted),
+        (f"{WORKSPACE}/onlineEndpoints", 400, quoted),
+    ]
+    # every report quotes the three reasons, each with its five markers (escaped as the format
+    # escapes brackets: markdown writes &#91;REDACTED&#93;); stderr says nothing
+    assert {where: text.count("REDACTED") for where, text in texts.items()} == {
+        "stdout": 15,
+        "stderr": 0,
+        **dict.fromkeys(formats, 15),
+    }
+
+
 def test_an_authentication_failure_that_echoes_the_token_is_one_redacted_line(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    failure = {"error": {"code": "InvalidAuthenticationToken", "message": "Bearer {token} is not valid: {token}"}}
+    message = f"Bearer {{token}} is not valid: {{token}}; {ECHO_MESSAGE}"
+    failure = {"error": {"code": "InvalidAuthenticationToken", "message": message}}
     emulator = serve(estate(), Faults(answers={GRAPH: Answer(401, failure)}))
     done = run_cli("scan", "--arm-endpoint", emulator.endpoint, "--all-subscriptions", cwd=tmp_path)
-    assert done.returncode == 2
-    assert done.stderr.strip().splitlines() == [
-        "azai: error: authentication failed: InvalidAuthenticationToken: (InvalidAuthenticationToken) "
-        "Bearer [REDACTED] is not valid: [REDACTED]"
-    ]
-
-
-@pytest.mark.parametrize(
-    ("text", "redacted"),
-    [
-        ("Authorization: Bearer abc.def-ghi", "Authorization: Bearer [REDACTED]"),
-        ("jwt eyJhbGciOi.eyJzdWIi.c2ln end", "jwt [REDACTED] end"),
-        ("https://a/b?sv=1&sig=abc%2B&se=2", "https://a/b?sv=1&sig=[REDACTED]&se=2"),
-        ("key=abc123 and password=hunter2", "key=[REDACTED] and password=[REDACTED]"),
-        ("the issued secret-token-1 again", "the issued [REDACTED] again"),
-        ("nothing secret here", "nothing secret here"),
-    ],
-)
-def test_server_text_is_redacted_before_it_is_quoted(text: str, redacted: str) -> None:
-    redactor = Redactor()
-    redactor.remember("secret-token-1")
-    assert redactor.text(text) == redacted
-    assert redactor.scrub(text.encode()) == text.replace("secret-token-1", "[REDACTED]").encode()
+    assert done.returncode == 2 and done.stdout == ""
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith("azai: error: authentication failed: ")
+    assert quoted_message(line.removeprefix("azai: error: authentication failed: "), "InvalidAuthenticationToken") == (
+        "Bearer [REDACTED] is not valid: [REDACTED]; request refused: Authorization: Bearer [REDACTED]; "
+        "api-key: [REDACTED]; Ocp-Apim-Subscription-Key: [REDACTED]; "
+        "https://st.blob.core.windows.net/c?sv=2022-11-02&se=2030-01-01&sr=b&sp=r&sig=[REDACTED]; "
+        "proxy said Authorization: Basic [REDACTED]"
+    )
 
 
 @pytest.mark.parametrize("status", [204, 302])

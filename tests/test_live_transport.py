@@ -28,7 +28,7 @@ from scanner.sources.live.collect import Progress, collect_live
 from scanner.sources.live.redaction import TOKEN_REFRESH_MARGIN, RecordingCredential, Redactor
 from scanner.sources.live.scope import LiveScope
 from tests.conftest import run_cli
-from tests.test_live import live_scan
+from tests.live_estates import live_scan
 
 SCOPE = "https://management.azure.com/.default"
 PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
@@ -40,11 +40,13 @@ class TunnelProxy(socketserver.ThreadingTCPServer):
 
     daemon_threads = True
 
-    def __init__(self) -> None:
+    def __init__(self, trickle: float = 0.0) -> None:
         super().__init__(("127.0.0.1", 0), _Tunnel)
         self.targets: list[str] = []
         self.heads: list[list[str]] = []  # each CONNECT's header lines
         self.lock = threading.Lock()
+        self.trickle = trickle  # seconds between the bytes of its answer to CONNECT; 0: at once
+        self.ending = threading.Event()
 
     @property
     def url(self) -> str:
@@ -68,8 +70,13 @@ class _Tunnel(socketserver.StreamRequestHandler):
         with socket.create_connection((host, int(port))) as upstream:
             with self.server.lock:
                 self.server.targets.append(target)
-            self.wfile.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
-            self.wfile.flush()
+            established = b"HTTP/1.1 200 Connection established\r\n\r\n"
+            step = 1 if self.server.trickle else len(established)
+            for index in range(0, len(established), step):
+                if self.server.ending.wait(self.server.trickle):
+                    return
+                self.wfile.write(established[index : index + step])
+                self.wfile.flush()
             _relay(self.connection, upstream)
 
 
@@ -88,14 +95,16 @@ def _relay(client: socket.socket, upstream: socket.socket) -> None:
 
 
 @pytest.fixture
-def proxy(monkeypatch: pytest.MonkeyPatch) -> Iterator[TunnelProxy]:
-    """A running tunnel proxy, and an environment that names no other proxy."""
+def proxy(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Iterator[TunnelProxy]:
+    """A running tunnel proxy (answering CONNECT one byte every ``request.param`` seconds when
+    parametrized indirectly), and an environment that names no other proxy."""
     for variable in (*PROXY_VARIABLES, "NO_PROXY", "no_proxy"):
         monkeypatch.delenv(variable, raising=False)
-    server = TunnelProxy()
+    server = TunnelProxy(getattr(request, "param", 0.0))
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     yield server
+    server.ending.set()
     server.shutdown()
     server.server_close()
 
@@ -119,6 +128,28 @@ def test_proxy_credentials_go_to_the_proxy_only_as_basic_authorization(serve, pr
     assert result.complete and result.findings and emulator.writes() == []
     expected = "Proxy-Authorization: Basic " + base64.b64encode(b"ops@corp:p:ss").decode()
     assert proxy.heads and all(expected in head for head in proxy.heads)
+
+
+@pytest.mark.parametrize("proxy", [0.4], indirect=True)
+def test_a_proxy_that_trickles_its_answer_to_connect_is_cut_at_the_requests_deadline(serve, proxy, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Making the connection is part of a request's exchange: a proxy that answers CONNECT one
+    byte at a time is cut at the deadline too, not retried, and nothing reaches the endpoint."""
+    from scanner.sources.live.boundary import BoundaryError, Limits
+    from scanner.sources.live.collect import arm_collection
+
+    emulator = serve(generate_estate(1, 5))
+    monkeypatch.setenv("HTTPS_PROXY", proxy.url)
+    before = len(emulator.log)
+    factory = ClientFactory(arm_endpoint=emulator.endpoint, bounds=Limits(response_seconds=1.5))
+    try:
+        with pytest.raises(BoundaryError) as refused:
+            url = factory.url("/subscriptions", {"api-version": "2022-12-01"})
+            arm_collection(factory.raw(), url, factory.boundary.limits, lambda item: item)
+    finally:
+        factory.close()
+    assert type(refused.value) is BoundaryError and str(refused.value) == "the answer was still arriving after 1.5 s"
+    assert proxy.targets == [urlsplit(emulator.endpoint).netloc]  # one tunnel asked for, never retried
+    assert [r.path for r in emulator.log[before:] if r.path != "/msi/token"] == []
 
 
 @pytest.mark.parametrize(
@@ -310,9 +341,9 @@ def test_a_repeated_response_header_keeps_every_value(closing_server) -> None:  
         pytest.param(b"HTTP/1.1 200 OK\r\nX-Azai:\r\n folded\r\n", "X-Azai", "folded", id="fold-after-empty-value"),
     ],
 )
-def test_response_headers_are_read_as_http_1_1_frames_them(
+def test_response_headers_are_read_as_http_1_1_frames_them(  # type: ignore[no-untyped-def]
     closing_server, head: bytes, header: str, value: str
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     """The transport reads an answer's head itself (not through the email parser): interim 1xx
     answers are skipped, a folded line continues its value, a line that is no header is passed
     over, values lose their surrounding blanks, and the body after the head is read whole."""

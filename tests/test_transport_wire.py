@@ -26,11 +26,11 @@ from urllib.parse import unquote
 
 import pytest
 from azure.core.credentials import AccessToken
-from azure.core.exceptions import AzureError
+from azure.core.exceptions import AzureError, ServiceResponseTimeoutError
 from azure.core.rest import HttpRequest
 
 from scanner.emulator.cert import make_certificate
-from scanner.sources.live.boundary import BoundaryError, Limits
+from scanner.sources.live.boundary import Boundary, BoundaryError, Limits, ScanTimeout
 from scanner.sources.live.clients import ClientFactory
 from scanner.sources.live.collect import arm_collection
 
@@ -88,6 +88,17 @@ class Wire:
     def hold(self, seconds: float) -> None:
         """Send nothing for ``seconds`` (cut short when the test ends)."""
         self.server.ending.wait(seconds)
+
+    def trickle(self, data: bytes, interval: float) -> None:
+        """Send ``data`` one byte every ``interval`` seconds, until it is sent, the client goes
+        away or the test ends."""
+        for index in range(len(data)):
+            if self.server.ending.wait(interval):
+                return
+            try:
+                self.tls.sendall(data[index : index + 1])
+            except OSError:
+                return
 
     def linger(self, seconds: float) -> None:
         """After answering with ``Connection: close``: keep the connection open a moment and
@@ -279,10 +290,10 @@ def wire(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Start]:
     monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(certificate))
     started: list[tuple[WireServer, ClientFactory]] = []
 
-    def start(script: Script, bounds: Limits = QUICK) -> tuple[WireServer, ClientFactory]:
+    def start(script: Script, bounds: Limits = QUICK, timeout: float | None = None) -> tuple[WireServer, ClientFactory]:
         server = WireServer(certificate, key, script)
         threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
-        factory = ClientFactory(arm_endpoint=server.endpoint, bounds=bounds)
+        factory = ClientFactory(arm_endpoint=server.endpoint, bounds=bounds, timeout=timeout)
         token = AccessToken(TOKEN, int(time.time()) + 3600)
         monkeypatch.setattr(factory.credential, "get_token_info", lambda *_, **__: token)
         started.append((server, factory))
@@ -614,3 +625,166 @@ def test_closing_the_factory_closes_its_kept_alive_connections(wire: Start) -> N
     while not server.hung_up and time.monotonic() < deadline:
         time.sleep(0.02)
     assert server.hung_up == [1], "the factory was closed, and its kept-alive connection is still open"
+
+
+# -- one deadline per request -------------------------------------------------------------------
+# A socket's timeout bounds one receive or send; a server that trickles one byte at a time resets
+# it with every byte. Each request is held to one deadline instead, over its whole exchange:
+# Limits.response_seconds, or the scan's --timeout when that comes first.
+
+TRICKLED = answer("200 OK", page(groups(2)), "x-ms-request-id: trickled")
+SLOW = 0.4  # seconds between trickled bytes: each arrives well within the read timeout
+
+
+def trickling(part: str) -> Script:
+    """A server that sends the status line and headers ("head") or only the body ("body") one
+    byte every `SLOW` seconds, the rest at once."""
+    split = TRICKLED.index(b"\r\n\r\n") + 4
+
+    def script(request: Received, connection: Wire) -> bool:
+        if part == "body":
+            connection.send(TRICKLED[:split])
+        connection.trickle(TRICKLED if part == "head" else TRICKLED[split:], SLOW)
+        return False
+
+    return script
+
+
+@pytest.mark.parametrize("part", ["head", "body"])
+def test_an_answer_trickled_past_its_bound_is_refused_once_not_retried(wire: Start, part: str) -> None:
+    bounds = Limits(read_timeout=5.0, response_seconds=1.5, backoff_factor=0.0)
+    server, factory = wire(trickling(part), bounds)
+    error = within(30, lambda: listing(factory, "/subscriptions/s/resourceGroups"))
+
+    assert type(error) is BoundaryError and str(error) == "the answer was still arriving after 1.5 s"
+    assert server.targets == ["/subscriptions/s/resourceGroups?api-version=2021-04-01"]
+    assert (factory.boundary.requests, factory.boundary.retries) == (1, 0)
+
+
+@pytest.mark.parametrize("part", ["head", "body"])
+def test_an_answer_trickled_past_the_scans_time_limit_is_a_scan_timeout(wire: Start, part: str) -> None:
+    server, factory = wire(trickling(part), timeout=1.5)
+    error = within(30, lambda: listing(factory, "/subscriptions/s/resourceGroups"))
+
+    assert type(error) is ScanTimeout and str(error) == "not read: the scan's time limit of 1.5 s was reached"
+    assert server.targets == ["/subscriptions/s/resourceGroups?api-version=2021-04-01"]
+    assert (factory.boundary.requests, factory.boundary.retries) == (1, 0)
+    # once the time limit has passed, nothing more is sent
+    again = within(30, lambda: listing(factory, "/subscriptions/s/providers"))
+    assert type(again) is ScanTimeout and len(server.received) == 1
+
+
+def test_the_same_answer_sent_at_once_is_read(wire: Start) -> None:
+    """The trickled answer of the tests above is a good one: only its pace is refused."""
+
+    def script(request: Received, connection: Wire) -> bool:
+        connection.send(TRICKLED)
+        return True
+
+    _, factory = wire(script, Limits(read_timeout=5.0, response_seconds=1.5, backoff_factor=0.0), timeout=30)
+    assert within(30, lambda: listing(factory, "/subscriptions/s/resourceGroups")) == groups(2)
+    assert (factory.boundary.requests, factory.boundary.retries) == (1, 0)
+
+
+def test_a_head_that_never_comes_is_a_read_timeout_retried_within_the_deadline(wire: Start) -> None:
+    """Silence is the socket's read timeout, as before: azure-core's timeout error, which its
+    retry policy retries; the deadline is far off."""
+
+    def script(request: Received, connection: Wire) -> bool:
+        connection.hold(30)
+        return False
+
+    server, factory = wire(script, Limits(read_timeout=0.3, response_seconds=30.0, backoff_factor=0.0))
+    error = within(30, lambda: listing(factory, "/subscriptions/s/resourceGroups"))
+
+    assert type(error) is ServiceResponseTimeoutError, repr(error)
+    assert str(error).startswith("Read timed out. (read timeout=0.3)")
+    # the first try and azure-core's three retries of a read (retry_read)
+    assert (factory.boundary.requests, factory.boundary.retries) == (4, 3)
+    assert server.connections == 4
+
+
+class _Silent(socketserver.ThreadingTCPServer):
+    """Accepts TCP connections and never says a word: a TLS handshake with it never ends."""
+
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Mute)
+        self.ending = threading.Event()
+
+
+class _Mute(socketserver.BaseRequestHandler):
+    server: _Silent
+
+    def handle(self) -> None:
+        self.server.ending.wait(30)
+
+
+@pytest.mark.parametrize(
+    ("bounds", "timeout", "kind", "reason"),
+    [
+        (
+            Limits(connect_timeout=30.0, response_seconds=1.0),
+            None,
+            BoundaryError,
+            "the answer was still arriving after 1 s",
+        ),
+        (Limits(connect_timeout=30.0), 1.0, ScanTimeout, "not read: the scan's time limit of 1 s was reached"),
+    ],
+)
+def test_a_tls_handshake_that_never_ends_is_cut_at_the_deadline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bounds: Limits, timeout: float | None, kind: type, reason: str
+) -> None:
+    certificate, _ = make_certificate(tmp_path)
+    for variable in (*PROXY_VARIABLES, "NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(certificate))
+    server = _Silent()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+    factory = ClientFactory(
+        arm_endpoint=f"https://127.0.0.1:{server.server_address[1]}", bounds=bounds, timeout=timeout
+    )
+    token = AccessToken(TOKEN, int(time.time()) + 3600)
+    monkeypatch.setattr(factory.credential, "get_token_info", lambda *_, **__: token)
+    try:
+        error = within(30, lambda: listing(factory, "/subscriptions"))
+    finally:
+        server.ending.set()
+        server.shutdown()
+        server.server_close()
+        factory.close()
+    assert type(error) is kind and str(error) == reason
+    assert (factory.boundary.requests, factory.boundary.retries) == (1, 0)
+
+
+@pytest.mark.parametrize(
+    ("bounds", "timeout", "kind", "reason"),
+    [
+        (
+            Limits(read_timeout=30.0, response_seconds=0.5),
+            None,
+            BoundaryError,
+            "the answer was still arriving after 0.5 s",
+        ),
+        (Limits(read_timeout=30.0), 0.5, ScanTimeout, "not read: the scan's time limit of 0.5 s was reached"),
+        (Limits(read_timeout=0.5, response_seconds=30.0), None, TimeoutError, "timed out"),
+    ],
+)
+def test_a_request_the_server_does_not_read_is_cut_at_the_deadline_or_its_silence(
+    bounds: Limits, timeout: float | None, kind: type, reason: str
+) -> None:
+    """Writing a request waits for the server to read it; each send waits at most what is left
+    of the deadline (or the read timeout, for silence). Our requests fit a socket's buffer, so
+    this is `_write` itself, against a peer that reads nothing."""
+    from scanner.sources.live.transport import _write
+
+    ours, theirs = socket.socketpair()
+    try:
+        ours.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+        deadline = Boundary("https://127.0.0.1:1", bounds, timeout).request_deadline()
+        error = within(30, lambda: _write(ours, b"x" * 8_000_000, deadline, bounds.read_timeout))
+    finally:
+        ours.close()
+        theirs.close()
+    assert type(error) is kind and str(error) == reason

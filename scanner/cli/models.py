@@ -43,7 +43,7 @@ def location_models(subscription: str, region: str, arm_endpoint: str | None, cl
         first = factory.url(url, {"api-version": MODELS_API})
         return arm_collection(factory.raw(), first, factory.boundary.limits, shapes.location_model)
     except (AzureError, BoundaryError) as exc:
-        reason = factory.boundary.redactor.text(str(getattr(exc, "message", None) or exc).splitlines()[0])
+        reason = factory.boundary.redactor.quote(str(getattr(exc, "message", None) or exc).splitlines()[0])
         raise InputError(f"models refresh: {region}: {reason}: the old table was kept") from None
     finally:
         factory.close()

@@ -11,6 +11,7 @@ destination a hostile ``nextLink`` points at.
 
 from __future__ import annotations
 
+import io
 import json
 import ssl
 import threading
@@ -26,16 +27,20 @@ class Answer:
 
     In a string of ``body``, ``{token}`` becomes the caller's bearer token and ``{offhost}``
     the witness's origin; ``bytes`` are sent as they are (``b""``: an empty body). ``delivery``
-    is "whole", "stall" (the headers never come) or "trickle" (one byte at a time).
+    is "whole", "stall" (the headers never come), "trickle" (the status line and headers
+    whole, then the body one byte every ``interval`` seconds) or "trickle-head" (everything,
+    from the status line's first byte, one byte every ``interval`` seconds). A trickle ends
+    when the client goes away or the emulator stops.
     """
 
     status: int = 200
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     delivery: str = "whole"
+    interval: float = 0.05  # seconds between the bytes of a trickle
 
 
-TRICKLE_INTERVAL = 0.05  # seconds between bytes of a trickled answer
+DELIVERIES = ("whole", "stall", "trickle", "trickle-head")
 STALL_SECONDS = 60.0  # a stalled handler gives up after this, or when the emulator stops
 
 
@@ -47,28 +52,56 @@ def render(answer: Answer, token: str, offhost: str) -> bytes:
     return text.replace("{token}", token).replace("{offhost}", offhost).encode("utf-8")
 
 
+class _Trickle(io.BufferedIOBase):
+    """A handler's output written one byte every ``interval`` seconds; once the emulator stops,
+    nothing more is written."""
+
+    def __init__(self, out: io.BufferedIOBase, interval: float, stopping: threading.Event) -> None:
+        super().__init__()
+        self.out, self.interval, self.stopping = out, interval, stopping
+
+    def write(self, data: Any, /) -> int:
+        view = memoryview(data).cast("B")
+        for index in range(len(view)):
+            if self.stopping.wait(self.interval):
+                break
+            self.out.write(view[index : index + 1])
+            self.out.flush()
+        return len(view)
+
+    def flush(self) -> None:
+        self.out.flush()
+
+
 def deliver(handler: BaseHTTPRequestHandler, answer: Answer, data: bytes, stopping: threading.Event) -> None:
-    """Send ``data`` as the answer says; a client that gives up ends the delivery."""
+    """Send ``data`` as the answer says. A trickle writes through `_Trickle` from the first
+    byte of the head ("trickle-head") or of the body ("trickle"); a client that goes away
+    ends it, and its connection is closed, since what it was sent may stop part-way."""
+    if answer.delivery not in DELIVERIES:
+        raise ValueError(f"unknown delivery {answer.delivery!r}: one of {', '.join(DELIVERIES)}")
     if answer.delivery == "stall":
         stopping.wait(STALL_SECONDS)
         return
-    handler.send_response(answer.status)
-    handler.send_header("Content-Type", "application/json; charset=utf-8")
-    handler.send_header("Content-Length", str(len(data)))
-    for key, value in answer.headers.items():
-        handler.send_header(key, value)
-    handler.end_headers()
-    if answer.delivery != "trickle":
-        handler.wfile.write(data)
-        return
+    out = handler.wfile
+    trickle = _Trickle(out, answer.interval, stopping)
     try:
-        for index in range(len(data)):
-            if stopping.wait(TRICKLE_INTERVAL):
-                return
-            handler.wfile.write(data[index : index + 1])
-            handler.wfile.flush()
+        if answer.delivery == "trickle-head":
+            handler.wfile = trickle
+        handler.send_response(answer.status)
+        handler.send_header("Content-Type", "application/json; charset=utf-8")
+        handler.send_header("Content-Length", str(len(data)))
+        for key, value in answer.headers.items():
+            handler.send_header(key, value)
+        handler.end_headers()
+        if answer.delivery == "trickle":
+            handler.wfile = trickle
+        handler.wfile.write(data)
     except OSError:  # the client stopped reading
-        return
+        pass
+    finally:
+        handler.wfile = out
+    if answer.delivery != "whole":
+        handler.close_connection = True
 
 
 class Witness:

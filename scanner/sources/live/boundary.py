@@ -9,11 +9,13 @@ Every request of a scan passes here, in the pipeline that `ClientFactory` builds
 - `BoundedRetryPolicy` reads ``Retry-After`` in its three forms (seconds, HTTP date,
   ``retry-after-ms``), refuses to wait longer than `Limits.retry_after`, and draws every retry
   from a budget per scan, so a 500 storm or a throttle that never ends costs a bounded time.
-- The transport (`scanner.sources.live.transport`) reads each body itself: a body larger than
-  `Limits.response_bytes`, or still arriving after `Limits.response_seconds` (a connection
-  that trickles bytes), is abandoned; the issued tokens are scrubbed from every body. It
-  gives every request connect and read timeouts, both shortened to what is left of the
-  scan's time limit (``--timeout``), and refuses requests once it has passed.
+- The transport (`scanner.sources.live.transport`) holds every request to a `Deadline`: the
+  whole exchange (connect, request, status line, headers, body) ends within
+  `Limits.response_seconds`, or by the scan's time limit (``--timeout``) when that comes
+  first, however slowly a server trickles any part of it; each socket operation waits at
+  most what is left, and a socket silent for `Limits.read_timeout` fails sooner. A body
+  larger than `Limits.response_bytes` is abandoned; the issued tokens are scrubbed from every
+  body. Once the scan's time limit has passed, no request is sent.
 
 A refusal raises `BoundaryError` (or `ScanTimeout`), which the collector records as a coverage
 gap: never a crash, never a silent pass.
@@ -47,6 +49,28 @@ class ScanTimeout(BoundaryError):
     """The scan's time limit passed: the read was not made, or not finished."""
 
 
+class Deadline:
+    """When one request must be done, from connecting to its answer's last byte: ``until``
+    (`time.monotonic`), `Limits.response_seconds` after it began, or the scan's own deadline
+    when that comes first (``scan``). Whichever it is, `passed` is the error that ends the
+    request: the scan's `ScanTimeout`, so that the collector reports the read in the scan's
+    one time-limit gap, or the boundary's refusal of an answer too slow to wait for."""
+
+    __slots__ = ("boundary", "scan", "until")
+
+    def __init__(self, boundary: Boundary, until: float, scan: bool) -> None:
+        self.boundary, self.until, self.scan = boundary, until, scan
+
+    def left(self) -> float:
+        """Seconds left (zero or less once it has passed)."""
+        return self.until - time.monotonic()
+
+    def passed(self) -> BoundaryError:
+        if self.scan:
+            return self.boundary.timed_out()
+        return BoundaryError(f"the answer was still arriving after {self.boundary.limits.response_seconds:g} s")
+
+
 @dataclass(frozen=True)
 class Limits:
     """The bounds of one scan. The defaults suit real ARM; tests shorten them."""
@@ -55,7 +79,7 @@ class Limits:
     # stalled endpoint would hold a worker that long per try. These are azai's choices.
     connect_timeout: float = 10.0
     read_timeout: float = 60.0  # seconds of silence on a socket
-    response_seconds: float = 120.0  # a whole body, however it trickles
+    response_seconds: float = 120.0  # a whole request and its answer, however they trickle
     # Resource Graph pages hold at most 1000 rows (shared/reference/azure-live.md §Resource Graph);
     # 64 MB is far above 1000 full resource bodies.
     response_bytes: int = 64 * 1024 * 1024
@@ -107,8 +131,23 @@ class Boundary:
             return None
         left = self.deadline - time.monotonic()
         if left <= 0:
-            raise ScanTimeout(f"not read: the scan's time limit of {self.timeout:g} s was reached")
+            raise self.timed_out()
         return left
+
+    def timed_out(self) -> ScanTimeout:
+        """The error of a read the scan's time limit stopped: one message, whichever check saw it."""
+        return ScanTimeout(f"not read: the scan's time limit of {self.timeout:g} s was reached")
+
+    def request_deadline(self) -> Deadline:
+        """The `Deadline` of a request that starts now; a `ScanTimeout` when the scan's time
+        limit has passed."""
+        now = time.monotonic()
+        until = now + self.limits.response_seconds
+        if self.deadline is None or until < self.deadline:
+            return Deadline(self, until, False)
+        if self.deadline <= now:
+            raise self.timed_out()
+        return Deadline(self, self.deadline, True)
 
     def sent(self) -> None:
         with self._lock:

@@ -292,7 +292,7 @@ class Collector:
         except RecursionError:  # JSON nested deeper than Python parses, wherever it was decoded
             (self.coverage if gaps is None else gaps).append(CoverageGap(scope, None, "the answer nests too deeply"))
         except (AzureError, BoundaryError) as exc:
-            reason = self.boundary.redactor.text(_reason(exc))
+            reason = self.boundary.redactor.quote(_reason(exc))
             if _is_auth_failure(exc):
                 raise InputError(f"authentication failed: {reason}") from None
             (self.coverage if gaps is None else gaps).append(CoverageGap(scope, _status(exc), reason))
@@ -603,7 +603,7 @@ class Collector:
             self.factory.url,
             self.guard,
             self.coverage,
-            self.boundary.redactor.text,
+            self.boundary.redactor.quote,
             timespan(dt.datetime.now(dt.UTC)),
         )
 

@@ -12,19 +12,26 @@ lookups, pool keys, URL requoting). What a scan needs of them is kept, here:
   bearer policy refused plain HTTP too, request by request);
 - an ``http://`` proxy (``HTTPS_PROXY``, with ``user:password@`` sent as Basic proxy
   authorization), tunnelled with ``CONNECT``;
-- connect and read timeouts, and kept-alive connections checked before reuse;
+- one deadline for each whole request (`Deadline`: `Limits.response_seconds`, or the scan's
+  ``--timeout`` when that ends first) over connecting, writing the request, and reading the
+  answer's status line, headers and body: every socket operation waits at most what is left of
+  it (`_Paced`, `_write`, `_connect`), so a server that trickles any part one byte at a time is
+  cut at the deadline; within it, a socket silent for the read timeout fails sooner. Kept-alive
+  connections are checked before reuse;
 - each request's head written in one buffer, and each answer's status line and headers read,
   by the transport itself (`_request_head`, `_answer_class`): http.client makes the
   connection, the tunnel and TLS, and frames bodies, but its header machinery, and the email
   parser it reads heads with, were a fifth of a request's CPU;
-- each body read whole as it arrives (``read1``: one receive at a time, so the clock is
-  checked between receives and a trickle cannot hold a read open), within the live boundary's
-  size and time limits, and scrubbed of the issued tokens;
+- each body read whole as it arrives, within the live boundary's size limit, and scrubbed of
+  the issued tokens;
 - failures raised as the azure-core errors its retry policy knows: a connection that could not
   be made or a request that could not be written is a `ServiceRequestError`, one that broke
-  while answering (a body cut short included) a `ServiceResponseError`, timeouts their timeout
-  kinds; the policy retries them for the methods it retries (GET, and the Resource Graph POST,
-  which the collector names).
+  while answering (a body cut short included) a `ServiceResponseError`, timeouts (a socket
+  silent too long) their timeout kinds; the policy retries them for the methods it retries
+  (GET, and the Resource Graph POST, which the collector names). A request whose deadline
+  passes ends with the deadline's own error (`Deadline.passed`), which is not retried: the
+  scan's `ScanTimeout`, which the collector reports in the scan's time-limit gap, or the
+  boundary's refusal of an answer still arriving after `Limits.response_seconds`.
 
 It also refuses, where bytes leave, any request that could write (only GET and HEAD, and POST
 to Resource Graph, pass) or that leaves the ARM endpoint's origin, and spaces requests with the
@@ -36,18 +43,18 @@ from __future__ import annotations
 import base64
 import functools
 import http.client
+import io
 import os
 import select
 import socket
 import ssl
 import threading
-import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import SplitResult, quote, unquote, urlsplit
 
 from scanner.errors import InputError
-from scanner.sources.live.boundary import Boundary, BoundaryError
+from scanner.sources.live.boundary import Boundary, BoundaryError, Deadline
 
 if TYPE_CHECKING:
     from scanner.sources.live.clients import RateLimits
@@ -132,6 +139,74 @@ def _readable(sock: socket.socket) -> bool:
     return bool(select.select([sock], [], [], 0)[0])
 
 
+class _Paced(io.RawIOBase):
+    """What an answer is read from: the socket, each receive waiting at most what is left of
+    the request's `Deadline` (and at most ``silence`` seconds, the read timeout). A socket's
+    own timeout bounds one receive, not a whole read: a status line or a body trickled one
+    byte at a time would never time out. When the deadline passes, the deadline's error
+    (`Deadline.passed`) is raised through http.client's reading, which lets it pass.
+
+    http.client builds its answers from a socket's ``makefile("rb")``: this object stands for
+    the socket there, its buffered reader reading through it. It holds no reference on the
+    socket (as the socket's own files do), so closing the connection closes the socket at once."""
+
+    def __init__(self, sock: socket.socket, deadline: Deadline, silence: float) -> None:
+        super().__init__()
+        self.sock, self.deadline, self.silence = sock, deadline, silence
+
+    def makefile(self, mode: str) -> io.BufferedReader:
+        return io.BufferedReader(self)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        left = self.deadline.left()
+        if left >= self.silence:
+            self.sock.settimeout(self.silence)
+            return self.sock.recv_into(buffer)  # a TimeoutError here is silence: the read timeout
+        if left > 0:
+            self.sock.settimeout(left)
+            try:
+                return self.sock.recv_into(buffer)
+            except TimeoutError:
+                pass
+        raise self.deadline.passed()
+
+
+def _write(sock: socket.socket, message: bytes, deadline: Deadline, silence: float) -> None:
+    """``sendall``, each send waiting at most what is left of ``deadline`` (and ``silence``):
+    an SSL socket's ``sendall`` gives each of its sends the whole timeout again."""
+    view = memoryview(message)
+    while view:
+        left = deadline.left()
+        if left <= 0:
+            raise deadline.passed()
+        sock.settimeout(min(left, silence))
+        try:
+            sent = sock.send(view)
+        except TimeoutError:
+            if left < silence:
+                raise deadline.passed() from None
+            raise
+        view = view[sent:]
+
+
+def _tunnel_answer(deadline: Deadline, silence: float) -> type[http.client.HTTPResponse]:
+    """The class http.client reads a proxy's answer to ``CONNECT`` with (it calls
+    ``response_class(sock, method=...)``), reading it under the request's deadline and, for
+    silence, ``silence`` (the connect timeout: the answer is part of making the connection)."""
+
+    class TunnelAnswer(http.client.HTTPResponse):
+        def __init__(
+            self, sock: socket.socket, debuglevel: int = 0, method: str | None = None, url: str | None = None
+        ) -> None:
+            # http.client only calls makefile("rb") on what it is given as the socket
+            super().__init__(_Paced(sock, deadline, silence), debuglevel, method, url)  # type: ignore[arg-type]
+
+    return TunnelAnswer
+
+
 def _header_lines(fp: Any) -> list[str]:
     """The lines of a header block, up to the blank line that ends it, within http.client's
     bounds (`MAX_HEADER_LINE`, `MAX_HEADER_LINES`)."""
@@ -208,7 +283,7 @@ def _status_line(fp: Any) -> tuple[str, int, str]:
 
 
 @functools.cache
-def _answer_class() -> type[http.client.HTTPResponse]:
+def _answer_class() -> Callable[[_Paced, str], Any]:
     from azure.core.utils import CaseInsensitiveDict
 
     class Answer(http.client.HTTPResponse):
@@ -224,10 +299,9 @@ def _answer_class() -> type[http.client.HTTPResponse]:
         has none), and the connection kept unless the answer closes it. (``headers`` stays
         unset: ``fields`` holds them.)"""
 
-        def __init__(
-            self, sock: socket.socket, debuglevel: int = 0, method: str | None = None, url: str | None = None
-        ) -> None:
-            super().__init__(sock, debuglevel, method, url)
+        def __init__(self, paced: _Paced, method: str) -> None:
+            # http.client only calls makefile("rb") on what it is given as the socket
+            super().__init__(paced, method=method)  # type: ignore[arg-type]
             self.for_head = method == "HEAD"  # an answer to HEAD has no body
             self.fields: Any = None
 
@@ -353,11 +427,12 @@ def _transport_class() -> type:
             self.boundary.check_origin(url)  # the policy's check, again where bytes leave
             message = self._message(request, parts)
             self.limits.bucket(path).acquire()
-            connect, read = self._timeouts(kwargs)
+            connect, silence = self._timeouts(kwargs)
+            deadline = self.boundary.request_deadline()
             self.boundary.sent()
-            connection = self._connection(connect)
+            connection = self._connection(deadline, connect)
             try:
-                answer, content = self._exchange(connection, message, method, read)
+                answer, content = self._exchange(connection, message, method, deadline, silence)
             except BaseException:
                 connection.close()  # unread or broken: never reused
                 raise
@@ -368,19 +443,17 @@ def _transport_class() -> type:
             return _response_class()(request, answer, answer.fields, self.boundary.redactor.scrub(content))
 
         def _timeouts(self, kwargs: dict[str, Any]) -> tuple[float, float]:
-            """Connect and read timeouts: the boundary's, or shorter ones a caller gave, each cut to
-            what is left of the scan's time limit."""
-            left = self.boundary.remaining()
+            """Connect and read timeouts: the boundary's, or shorter ones a caller gave (each
+            socket operation is held to the request's deadline besides)."""
             bounds = self.boundary.limits
             chosen = []
             timeouts = (("connection_timeout", bounds.connect_timeout), ("read_timeout", bounds.read_timeout))
             for option, default in timeouts:
                 given = kwargs.get(option)
-                wanted = min(default, given) if isinstance(given, (int, float)) else default
-                chosen.append(wanted if left is None else min(wanted, left))
+                chosen.append(min(default, given) if isinstance(given, (int, float)) else default)
             return chosen[0], chosen[1]
 
-        def _connection(self, timeout: float) -> http.client.HTTPConnection:
+        def _connection(self, deadline: Deadline, timeout: float) -> http.client.HTTPConnection:
             """A kept-alive connection that the server has not closed, else a new one."""
             while True:
                 with self.lock:
@@ -391,19 +464,38 @@ def _transport_class() -> type:
                     return connection
                 connection.close()
             try:
-                return self._connect(timeout)
+                return self._connect(deadline, timeout)
             except TimeoutError as exc:
+                if deadline.left() <= 0:
+                    raise deadline.passed() from None
                 reason = f"Connection timed out. (connect timeout={timeout})"
                 raise ServiceRequestTimeoutError(reason, error=exc) from exc
             except (OSError, http.client.HTTPException) as exc:
                 raise ServiceRequestError(f"could not connect: {exc}", error=exc) from exc
 
-        def _connect(self, timeout: float) -> http.client.HTTPConnection:
+        def _connect(self, deadline: Deadline, timeout: float) -> http.client.HTTPConnection:
+            """A new connection, made within ``timeout`` and the request's deadline: the TCP
+            connection (with the proxy's tunnel, its answer read under the deadline), then the
+            TLS handshake, given what is left (http.client's HTTPSConnection.connect gives the
+            handshake the whole timeout again)."""
             host, port = (self.proxy[0], self.proxy[1]) if self.proxy else (self.host, self.port)
-            connection = http.client.HTTPSConnection(host, port, timeout=timeout, context=self.tls)
+            wait = min(timeout, deadline.left())
+            if wait <= 0:
+                raise deadline.passed()
+            connection = http.client.HTTPSConnection(host, port, timeout=wait, context=self.tls)
             if self.proxy:
                 connection.set_tunnel(self.host, self.port, headers=self.proxy[2])
-            connection.connect()  # which turns Nagle's algorithm off, as urllib3 did
+                connection.response_class = _tunnel_answer(deadline, timeout)
+            try:
+                http.client.HTTPConnection.connect(connection)  # which turns Nagle's algorithm off, as urllib3 did
+                wait = min(timeout, deadline.left())
+                if wait <= 0:
+                    raise deadline.passed()
+                connection.sock.settimeout(wait)
+                connection.sock = self.tls.wrap_socket(connection.sock, server_hostname=self.host)
+            except BaseException:
+                connection.close()  # the socket, not left to the garbage collector
+                raise
             return connection
 
         def _release(self, connection: http.client.HTTPConnection) -> None:
@@ -431,41 +523,41 @@ def _transport_class() -> type:
             return head + body if body else head
 
         def _exchange(
-            self, connection: http.client.HTTPConnection, message: bytes, method: str, timeout: float
+            self,
+            connection: http.client.HTTPConnection,
+            message: bytes,
+            method: str,
+            deadline: Deadline,
+            silence: float,
         ) -> tuple[Any, bytes]:
-            """Send ``message`` and read its answer whole, failures mapped to azure-core's errors."""
-            connection.sock.settimeout(timeout)
+            """Send ``message`` and read its answer whole before ``deadline``, failures mapped to
+            azure-core's errors (the deadline's own error passes as it is)."""
             try:
-                connection.sock.sendall(message)
+                _write(connection.sock, message, deadline, silence)
             except TimeoutError as exc:
-                raise ServiceRequestTimeoutError(f"Write timed out. (timeout={timeout})", error=exc) from exc
+                raise ServiceRequestTimeoutError(f"Write timed out. (timeout={silence})", error=exc) from exc
             except OSError as exc:
                 raise ServiceRequestError(f"the request could not be sent: {exc}", error=exc) from exc
             try:
-                answer = _answer_class()(connection.sock, method=method)
+                answer = _answer_class()(_Paced(connection.sock, deadline, silence), method)
                 answer.begin()
                 return answer, self._read(answer)
             except TimeoutError as exc:
-                raise ServiceResponseTimeoutError(f"Read timed out. (read timeout={timeout})", error=exc) from exc
+                raise ServiceResponseTimeoutError(f"Read timed out. (read timeout={silence})", error=exc) from exc
             except http.client.IncompleteRead as exc:
                 raise IncompleteReadError(f"the answer was cut short: {exc!r}", error=exc) from exc
             except (OSError, http.client.HTTPException) as exc:
                 raise ServiceResponseError(f"the answer could not be read: {exc!r}", error=exc) from exc
 
         def _read(self, answer: http.client.HTTPResponse) -> bytes:
-            """The body, within the boundary's size limit and its time limit for one answer."""
-            limits = self.boundary.limits
-            left = self.boundary.remaining()
-            until = time.monotonic() + (limits.response_seconds if left is None else min(limits.response_seconds, left))
+            """The body, within the boundary's size limit (its reader keeps the deadline)."""
+            limit = self.boundary.limits.response_bytes
             chunks: list[bytes] = []
             size = 0
             while chunk := answer.read1(64 * 1024):
                 size += len(chunk)
-                if size > limits.response_bytes:
-                    raise BoundaryError(f"the answer was larger than {limits.response_bytes:,} bytes")
-                if time.monotonic() > until:
-                    self.boundary.remaining()  # a ScanTimeout when the scan's limit is what passed
-                    raise BoundaryError(f"the answer was still arriving after {limits.response_seconds:g} s")
+                if size > limit:
+                    raise BoundaryError(f"the answer was larger than {limit:,} bytes")
                 chunks.append(chunk)
             if answer.length:  # http.client's read1 ends a Content-Length body cut short quietly
                 raise http.client.IncompleteRead(b"".join(chunks), answer.length)
