@@ -696,15 +696,23 @@ def continuation(link: str, first: str) -> str:
     needed (a schedules link without ``listViewType=All`` hides disabled schedules). The link's
     own parameters (its skip token) are kept byte for byte: only whole ``key=value`` pieces move."""
     parts = urlsplit(link)
-    given = [piece for piece in parts.query.split("&") if piece]
-    asked = [piece for piece in urlsplit(first).query.split("&") if piece]
-    names = {_query_key(piece) for piece in given}
-    version = [piece for piece in asked if _query_key(piece) == "api-version"]
-    kept = [piece for piece in given if _query_key(piece) != "api-version"]
-    missing = [piece for piece in asked if _query_key(piece) not in names and _query_key(piece) != "api-version"]
-    if not missing and len(kept) + len(version) == len(given) and set(version) <= set(given):
+    given = _pieces(parts.query)
+    asked = _pieces(urlsplit(first).query)
+    version = asked.pop("api-version", [])
+    missing = [piece for key, pieces in asked.items() if key not in given for piece in pieces]
+    if not missing and given.get("api-version") == version:
         return link
+    kept = [piece for key, pieces in given.items() if key != "api-version" for piece in pieces]
     return urlunsplit(parts._replace(query="&".join(kept + missing + version)))
+
+
+def _pieces(query: str) -> dict[str, list[str]]:
+    """A query's ``key=value`` pieces as written, by lower-case key, in order."""
+    found: dict[str, list[str]] = {}
+    for piece in query.split("&"):
+        if piece:
+            found.setdefault(_query_key(piece), []).append(piece)
+    return found
 
 
 def _query_key(piece: str) -> str:

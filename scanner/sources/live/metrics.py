@@ -124,6 +124,33 @@ def _nodes(resource: Resource) -> float:
 WINDOW = f"{LOOKBACK_DAYS} days (hourly)"
 
 
+@dataclass
+class Measured:
+    """The resources a scan measures, grouped by what they are measured on."""
+
+    by_workspace: dict[str, list[Resource]] = field(default_factory=lambda: defaultdict(list))
+    by_account: dict[str, list[Resource]] = field(default_factory=lambda: defaultdict(list))
+    machines: list[Resource] = field(default_factory=list)
+
+    def add(self, resource: Resource, sizes: SizeCatalog) -> None:
+        """A provisioned, fine-tuned or pay-per-token deployment goes under its account; a GPU
+        cluster or compute instance under its workspace; a GPU VM or scale set on its own."""
+        if resource.type_key == T.MODEL_DEPLOYMENT.lower():
+            measured = is_provisioned(resource) or is_hosted_fine_tune(resource) or is_pay_per_token(resource)
+            if resource.parent_id and measured:
+                self.by_account[resource.parent_id].append(resource)
+            return
+        size = _size(resource)
+        if not isinstance(size, str) or not sizes.is_gpu(size):
+            return
+        if resource.type_key == T.COMPUTE.lower():
+            compute_type = str(resource.get("properties.computeType", "")).lower()
+            if compute_type in ("amlcompute", "computeinstance") and resource.parent_id:
+                self.by_workspace[resource.parent_id].append(resource)
+        elif resource.type_key in (T.VIRTUAL_MACHINE.lower(), T.VM_SCALE_SET.lower()):
+            self.machines.append(resource)
+
+
 def collect_utilization(
     resources: list[Resource],
     sizes: SizeCatalog,
@@ -136,29 +163,14 @@ def collect_utilization(
     ``resources``, read through ``reader`` in ``pool`` (the scan's one executor for reads).
     ``find`` looks any collected resource up by id (an account or workspace a child is measured
     on; a Container App's environment, which says whether its profile has GPUs)."""
-    by_workspace: dict[str, list[Resource]] = defaultdict(list)
-    by_account: dict[str, list[Resource]] = defaultdict(list)
-    machines: list[Resource] = []
+    measured = Measured()
     for resource in resources:
-        if resource.type_key == T.MODEL_DEPLOYMENT.lower():
-            measured = is_provisioned(resource) or is_hosted_fine_tune(resource) or is_pay_per_token(resource)
-            if resource.parent_id and measured:
-                by_account[resource.parent_id].append(resource)
-            continue
-        size = _size(resource)
-        if not isinstance(size, str) or not sizes.is_gpu(size):
-            continue
-        if resource.type_key == T.COMPUTE.lower():
-            compute_type = str(resource.get("properties.computeType", "")).lower()
-            if compute_type in ("amlcompute", "computeinstance") and resource.parent_id:
-                by_workspace[resource.parent_id].append(resource)
-        elif resource.type_key in (T.VIRTUAL_MACHINE.lower(), T.VM_SCALE_SET.lower()):
-            machines.append(resource)
+        measured.add(resource, sizes)
     apps = [r for r in resources if r.type_key == T.CONTAINER_APP.lower() and _holds_serverless_gpu(r, find)]
     found = LiveUtilization()
-    list(pool.map(lambda item: _workspace(reader, find, item[0], item[1], found), by_workspace.items()))
-    list(pool.map(lambda item: _account(reader, find, item[0], item[1], found), by_account.items()))
-    list(pool.map(lambda machine: _machine(reader, machine, found), machines))
+    list(pool.map(lambda item: _workspace(reader, find, item[0], item[1], found), measured.by_workspace.items()))
+    list(pool.map(lambda item: _account(reader, find, item[0], item[1], found), measured.by_account.items()))
+    list(pool.map(lambda machine: _machine(reader, machine, found), measured.machines))
     list(pool.map(lambda app: _app(reader, app, found), apps))
     return found
 
