@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from pathlib import PurePath
 from typing import Any
 
 from scanner.engine.checkapi import Severity
-from scanner.engine.results import Finding, ScanResult, Undetermined
+from scanner.engine.results import Finding, ScanResult, Undetermined, UnreadType
 from scanner.model.places import Place
 from scanner.model.unknown import Unknown
 
@@ -66,3 +67,19 @@ def severity_counts(result: ScanResult, findings: list[Finding] | None = None) -
     for finding in result.findings if findings is None else findings:
         counts[finding.severity.label] += 1
     return counts
+
+
+def unread_lines(unread: list[UnreadType], name: Callable[[str], str] = str) -> list[tuple[bool, str]]:
+    """What every coverage section says of the resources azai reads nothing from: a warning
+    naming the AI services' types (True), then one line for all the others (False), each type
+    named once with its number of resources. ``name`` writes a type name the report's way (its
+    escaping, code in Markdown): a template's type is any string its author wrote."""
+    lines: list[tuple[bool, str]] = []
+    for ai, kind in ((True, "AI service types"), (False, "non-AI types")):
+        group = [u for u in unread if u.ai is ai]
+        if group:
+            total = sum(u.resources for u in group)
+            listed = ", ".join(f"{name(u.name)} ({u.resources})" for u in group)
+            noun = "resource" if total == 1 else "resources"
+            lines.append((ai, f"{total} {noun} of {kind} azai does not read: {listed}"))
+    return lines

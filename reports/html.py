@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from reports.common import severity_counts
+from reports.common import severity_counts, unread_lines
 from reports.escaping import html_text
 from scanner import __version__
 from scanner.cost.summary import NOT_KNOWN, UNTAGGED, CostSummary, owner_of, summarize
@@ -283,16 +283,22 @@ def _counts(result: ScanResult) -> str:
 
 
 def _coverage(result: ScanResult) -> str:
-    """What the scan could not read, so nobody takes the report as complete."""
+    """What the scan could not read, so nobody takes the report as complete, and the resource
+    types it read nothing from (a warning, in the incomplete scan's colours, for an AI
+    service's), which no rule judged."""
+    unread = "".join(
+        f"<p class='incomplete'><strong>Warning</strong>: {html_text(text)}</p>" if ai else f"<p>{html_text(text)}</p>"
+        for ai, text in unread_lines(result.unread_types)
+    )
     if not result.coverage:
-        return ""
+        return f"<h2 id='coverage'>Coverage</h2>{unread}" if unread else ""
     rows = "".join(
         f"<tr><td>{html_text(g.scope)}</td><td>{html_text(g.status_label)}</td><td>{html_text(g.reason)}</td></tr>"
         for g in result.coverage
     )
     return (
         f"<h2 id='coverage'>Incomplete: {len(result.coverage)} scope(s) not scanned</h2>"
-        f"<table>{_head('scope', 'status', 'reason')}{rows}</table>"
+        f"<table>{_head('scope', 'status', 'reason')}{rows}</table>{unread}"
     )
 
 

@@ -14,7 +14,7 @@ from scanner.cost.summary import cost_json, summarize, summary_json
 from scanner.engine.results import Finding, ScanResult
 from scanner.policy.suppressions import summarize_suppression
 
-SCHEMA_VERSION = "1.6"
+SCHEMA_VERSION = "1.7"
 
 
 def drift_json(report: Any) -> dict[str, Any] | None:
@@ -132,6 +132,7 @@ def _document(result: ScanResult) -> dict[str, Any]:
             for u in result.undetermined
         ],
         "coverage": [dataclasses.asdict(gap) for gap in result.coverage],
+        "unread_types": [{"type": u.name, "resources": u.resources, "ai": u.ai} for u in result.unread_types],
         "cost": summary_json(summarize(result)),
         "drift": drift_json(result.drift),
         "warnings": result.warnings,

@@ -14,6 +14,7 @@ import re
 from collections import Counter, defaultdict
 from typing import NamedTuple
 
+from reports.common import unread_lines
 from reports.escaping import xml_text
 from scanner.engine.checkapi import Check
 from scanner.engine.results import Finding, ScanResult, Undetermined
@@ -144,16 +145,24 @@ def _rule_suite(lines: list[str], check: Check, cases: list[Case]) -> tuple[int,
     return failures, skipped
 
 
-def _coverage_suite(lines: list[str], coverage: list[CoverageGap]) -> None:
-    """Scopes the scan could not read, as errors, so the pipeline does not show the scan as complete."""
-    if not coverage:
+def _coverage_suite(lines: list[str], coverage: list[CoverageGap], unread: list[tuple[bool, str]]) -> None:
+    """Scopes the scan could not read, as errors, so the pipeline does not show the scan as
+    complete; and the resource types it read nothing from, as skipped cases (one for the AI
+    services' types, one for the others): not checked, yet not a failure of the scan."""
+    if not coverage and not unread:
         return
-    count = str(len(coverage))
-    suite = {"name": "coverage", "tests": count, "failures": "0", "errors": count, "skipped": "0"}
+    count = str(len(coverage) + len(unread))
+    errors, skipped = str(len(coverage)), str(len(unread))
+    suite = {"name": "coverage", "tests": count, "failures": "0", "errors": errors, "skipped": skipped}
     lines.append(_tag("testsuite", suite, 1, ">"))
     for gap in coverage:
         lines.append(_tag("testcase", {"name": gap.scope, "classname": "coverage"}, 2, ">"))
         lines.append(_element("error", {"message": f"not scanned ({gap.status_label})"}, 3, gap.reason))
+        lines.append("    </testcase>")
+    for ai, text in unread:
+        name = "AI service types azai does not read" if ai else "non-AI types azai does not read"
+        lines.append(_tag("testcase", {"name": name, "classname": "coverage"}, 2, ">"))
+        lines.append(_element("skipped", {"message": text}, 3))
         lines.append("    </testcase>")
     lines.append("  </testsuite>")
 
@@ -171,14 +180,15 @@ def render(result: ScanResult) -> bytes:
         total += len(cases)
         failures += suite_failures
         skipped += suite_skipped
-    _coverage_suite(lines, result.coverage)
-    total += len(result.coverage)
+    unread = unread_lines(result.unread_types)
+    _coverage_suite(lines, result.coverage, unread)
+    total += len(result.coverage) + len(unread)
     root = {
         "name": "azai",
         "tests": str(total),
         "failures": str(failures),
         "errors": str(len(result.coverage)),
-        "skipped": str(skipped),
+        "skipped": str(skipped + len(unread)),
     }
     if lines:
         document = "\n".join([_tag("testsuites", root, 0, ">"), *lines, "</testsuites>"])

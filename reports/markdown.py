@@ -18,13 +18,13 @@ from collections import Counter
 from dataclasses import dataclass
 
 from reports import MIN_MAX_BYTES
-from reports.common import place_text, severity_counts
+from reports.common import place_text, severity_counts, unread_lines
 from reports.escaping import markdown_code, markdown_text
 from scanner import __version__
 from scanner.cost.summary import CostSummary, summarize
 from scanner.drift.compare import DriftReport
 from scanner.engine.checkapi import Check, Pillar, Severity
-from scanner.engine.results import Finding, ScanResult, Undetermined, sort_findings
+from scanner.engine.results import Finding, ScanResult, Undetermined, UnreadType, sort_findings
 from scanner.model.pricing import SUMMARY_BASIS
 from scanner.model.resources import CoverageGap
 
@@ -226,18 +226,20 @@ def _drift_section(report: DriftReport | None) -> list[str]:
     return lines
 
 
-def _coverage_section(coverage: list[CoverageGap]) -> list[str]:
-    """What the scan could not read, so nobody takes the report as complete."""
-    if not coverage:
+def _coverage_section(coverage: list[CoverageGap], unread: list[UnreadType]) -> list[str]:
+    """What the scan could not read, so nobody takes the report as complete, and the resource
+    types it read nothing from (a warning for an AI service's), which no rule judged."""
+    if not coverage and not unread:
         return []
-    lines = [
-        f"### ⚠️ Incomplete: {len(coverage)} scope(s) not scanned",
-        "",
-        "| scope | status | reason |",
-        "|---|---|---|",
-    ]
-    lines += [f"| {markdown_code(g.scope)} | {g.status_label} | {markdown_text(g.reason)} |" for g in coverage]
-    lines.append("")
+    if coverage:
+        lines = [f"### ⚠️ Incomplete: {len(coverage)} scope(s) not scanned", ""]
+        lines += ["| scope | status | reason |", "|---|---|---|"]
+        lines += [f"| {markdown_code(g.scope)} | {g.status_label} | {markdown_text(g.reason)} |" for g in coverage]
+        lines.append("")
+    else:
+        lines = ["### Coverage", ""]
+    for ai, text in unread_lines(unread, markdown_code):
+        lines += [f"⚠️ **Warning:** {text}" if ai else text, ""]
     return lines
 
 
@@ -270,7 +272,7 @@ def render(result: ScanResult, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[byte
                 *_undetermined_section(result.undetermined),
                 *_suppressed_section(suppressed),
                 *_drift_section(result.drift),
-                *_coverage_section(result.coverage),
+                *_coverage_section(result.coverage, result.unread_types),
                 *_warnings_section(result.warnings),
             ]
         )
@@ -283,7 +285,7 @@ def render(result: ScanResult, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[byte
         "undetermined checks": bool(result.undetermined),
         "suppressed findings": bool(suppressed),
         "drift": result.drift is not None,
-        "coverage": bool(result.coverage),
+        "coverage": bool(result.coverage or result.unread_types),
         "warnings": bool(result.warnings),
     }
     fit = _Fit(result, head, active, [name for name, present in sections.items() if present], max_bytes)

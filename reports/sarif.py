@@ -20,7 +20,7 @@ from typing import Any
 import attrs
 import sarif_om as om
 
-from reports.common import plain
+from reports.common import plain, unread_lines
 from scanner import __version__
 from scanner.cost.summary import cost_json
 from scanner.engine.checkapi import Check, Severity
@@ -247,6 +247,9 @@ def _run(kind: str, result: ScanResult, cut: list[str], uris: ArtifactUris) -> d
     notifications += [
         _notification(f"not scanned: {gap.scope} ({gap.status_label}): {gap.reason}", "error")
         for gap in result.coverage
+    ]
+    notifications += [
+        _notification(text, "warning" if ai else "note") for ai, text in unread_lines(result.unread_types)
     ]
     if over > 0:
         notifications.append(_notification(text, "warning"))

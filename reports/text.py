@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from reports.common import place_text, severity_counts
+from reports.common import place_text, severity_counts, unread_lines
 from reports.escaping import visible
 from scanner import __version__
 from scanner.cost.summary import CostSummary, summarize
 from scanner.drift.compare import DriftReport
 from scanner.engine.checkapi import Severity
-from scanner.engine.results import Finding, ScanResult, Undetermined
+from scanner.engine.results import Finding, ScanResult, Undetermined, UnreadType
 from scanner.model.pricing import SUMMARY_BASIS
 from scanner.model.resources import CoverageGap
 from scanner.model.shown import json_text
@@ -125,12 +125,18 @@ def _drift_section(report: DriftReport | None) -> list[str]:
     return lines
 
 
-def _coverage_section(coverage: list[CoverageGap]) -> list[str]:
-    """What the scan could not read, so nobody takes the report as complete."""
-    if not coverage:
+def _coverage_section(coverage: list[CoverageGap], unread: list[UnreadType]) -> list[Line]:
+    """What the scan could not read, so nobody takes the report as complete, and the resource
+    types it read nothing from (a warning for an AI service's), which no rule judged."""
+    if not coverage and not unread:
         return []
-    lines = [f"COVERAGE ({len(coverage)}): not scanned, so not known to be compliant"]
+    lines: list[Line] = [
+        f"COVERAGE ({len(coverage)}): not scanned, so not known to be compliant"
+        if coverage
+        else "COVERAGE: resource types azai does not read"
+    ]
     lines += [f"  {gap.scope} ({gap.status_label}): {gap.reason}" for gap in coverage]
+    lines += [Painted(f"  warning: {text}", "33") if ai else f"  {text}" for ai, text in unread_lines(unread)]
     lines.append("")
     return lines
 
@@ -196,9 +202,10 @@ def _verdict(result: ScanResult, active: list[Finding], suppressed: list[Finding
 
 def _compact(result: ScanResult, active: list[Finding], suppressed: list[Finding]) -> list[Line]:
     """``--compact``: a line for each finding, undetermined check, suppressed finding, scope not
-    read and warning, then one closing line with what was read, the counts and the verdict. No
-    headings, blank lines or cost breakdown (the other reports keep it): for logs to grep, and
-    for the pre-commit hook, which so says one line when nothing fails."""
+    read and warning (the AI service types azai does not read among them), then one closing line
+    with what was read, the counts and the verdict. No headings, blank lines, cost breakdown or
+    count of the other types not read (the other reports keep them): for logs to grep, and for
+    the pre-commit hook, which so says one line when nothing fails."""
     lines = [*_findings_section(active, True), *_undetermined_section(result.undetermined, True)]
     lines += [
         f"SUPPRESSED {f.check.id} {f.check.slug}  {f.resource.name}: {f.suppression.justification}"
@@ -206,6 +213,7 @@ def _compact(result: ScanResult, active: list[Finding], suppressed: list[Finding
         if f.suppression is not None
     ]
     lines += [f"NOT SCANNED {gap.scope} ({gap.status_label}): {gap.reason}" for gap in result.coverage]
+    lines += [f"warning: {text}" for ai, text in unread_lines(result.unread_types) if ai]
     lines += [f"warning: {warning}" for warning in result.warnings]
     verdict = _verdict(result, active, suppressed)
     closing = "; ".join([_header(result), *(line if isinstance(line, str) else line.text for line in verdict)])
@@ -245,7 +253,7 @@ def render(result: ScanResult, compact: bool = False, colour: bool = False) -> b
         *_suppressed_section(suppressed),
         *_baseline_section(result, active),
         *_drift_section(result.drift),
-        *_coverage_section(result.coverage),
+        *_coverage_section(result.coverage, result.unread_types),
         *_cost_section(summarize(result)),
         *_warnings_section(result.warnings),
         *_verdict(result, active, suppressed),

@@ -631,3 +631,108 @@ def test_ai_services_customer_managed_key_counts_and_its_storage_block_does_not(
         ("ais-plain", "properties.userOwnedStorage"),
         ("ais-plain", "properties.encryption.keySource"),
     }
+
+
+ACCOUNT_ID = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.CognitiveServices/accounts/oai"
+
+
+def _account_child(address: str, tftype: str, **values: Any) -> dict[str, Any]:
+    return change(address, tftype, {"cognitive_account_id": ACCOUNT_ID, **values}, ["create"])
+
+
+@pytest.mark.parametrize(
+    ("tftype", "auth_type"),
+    [
+        ("azurerm_cognitive_account_connection_account_key", "AccountKey"),
+        ("azurerm_cognitive_account_connection_account_managed_identity", "AccountManagedIdentity"),
+        ("azurerm_cognitive_account_connection_api_key", "ApiKey"),
+        ("azurerm_cognitive_account_connection_custom_keys", "CustomKeys"),
+        ("azurerm_cognitive_account_connection_entra_id", "AAD"),
+    ],
+)
+def test_each_connection_type_is_an_account_connection_with_the_auth_type_it_implies(
+    tmp_path: Path, tftype: str, auth_type: str
+) -> None:
+    connection = _account_child(
+        f"{tftype}.search", tftype, name="search", category="CognitiveSearch", target="https://s.search.windows.net"
+    )
+    (resource,) = load_file(plan(tmp_path, [connection]), "p").inventory.resources
+    assert (resource.type, resource.id) == (
+        "Microsoft.CognitiveServices/accounts/connections",
+        f"{ACCOUNT_ID}/connections/search",
+    )
+    assert resource.body["properties"] == {
+        "authType": auth_type,
+        "category": "CognitiveSearch",
+        "target": "https://s.search.windows.net",
+    }
+
+
+def test_a_customer_managed_key_resource_is_merged_into_its_account_not_a_resource_of_its_own(tmp_path: Path) -> None:
+    account = change("azurerm_cognitive_account.oai", "azurerm_cognitive_account", cognitive("oai"), ["create"])
+    account["change"]["after"]["id"] = ACCOUNT_ID
+    key = _account_child(
+        "azurerm_cognitive_account_customer_managed_key.oai",
+        "azurerm_cognitive_account_customer_managed_key",
+        key_vault_key_id="https://kv.vault.azure.net/keys/cmk",
+    )
+    loaded = load_file(plan(tmp_path, [account, key]), "p")
+    (resource,) = loaded.inventory.resources
+    assert (resource.name, resource.get("properties.encryption.keySource")) == ("oai", "Microsoft.KeyVault")
+    assert (loaded.warnings, loaded.untranslated) == ([], {})
+
+
+def test_a_customer_managed_key_for_an_account_the_plan_does_not_declare_is_a_warning(tmp_path: Path) -> None:
+    key = _account_child(
+        "azurerm_cognitive_account_customer_managed_key.other",
+        "azurerm_cognitive_account_customer_managed_key",
+        key_vault_key_id="https://kv.vault.azure.net/keys/cmk",
+    )
+    loaded = load_file(plan(tmp_path, [key]), "p")
+    assert (loaded.inventory.resources, loaded.untranslated) == ([], {})
+    assert loaded.warnings == [
+        "p: azurerm_cognitive_account_customer_managed_key.other updates a resource this plan does not declare; "
+        "not merged"
+    ]
+
+
+def test_instances_nothing_translates_are_counted_by_terraform_type(tmp_path: Path) -> None:
+    """Unmapped types of any provider, and an azapi resource whose type the plan does not know;
+    not a resource being deleted, an update, or a data source."""
+    azapi_unknown = change("azapi_resource.later", "azapi_resource", {"name": "x"}, ["create"], unknown={"type": True})
+    update = change(
+        "azapi_update_resource.tls",
+        "azapi_update_resource",
+        {"type": "Microsoft.Storage/storageAccounts@2023-05-01", "resource_id": "/x", "body": {}},
+        ["create"],
+    )
+    path = plan(
+        tmp_path,
+        [
+            change("azurerm_virtual_network.a", "azurerm_virtual_network", {"name": "a"}, ["create"]),
+            change("azurerm_virtual_network.b", "azurerm_virtual_network", {"name": "b"}, ["update"]),
+            change("azurerm_virtual_network.gone", "azurerm_virtual_network", None, ["delete"]),
+            change("time_sleep.wait", "time_sleep", {"create_duration": "30s"}, ["create"]),
+            change("azurerm_cognitive_account.oai", "azurerm_cognitive_account", cognitive("oai"), ["create"]),
+            azapi_unknown,
+            update,
+        ],
+        prior_state={
+            "values": {
+                "root_module": {
+                    "resources": [
+                        {
+                            "address": "data.azurerm_client_config.me",
+                            "mode": "data",
+                            "type": "azurerm_client_config",
+                            "name": "me",
+                            "values": {"tenant_id": "t"},
+                        }
+                    ]
+                }
+            }
+        },
+    )
+    loaded = load_file(path, "p")
+    assert loaded.untranslated == {"azurerm_virtual_network": 2, "time_sleep": 1, "azapi_resource": 1}
+    assert [r.name for r in loaded.inventory.resources if not r.origin.reference_only] == ["oai"]

@@ -78,6 +78,23 @@ class Undetermined:
         return self.resource.origin.related_place(self.path)
 
 
+@dataclass(frozen=True)
+class UnreadType:
+    """Resources of one type that the scanned plans, templates and what-if results deploy and
+    azai reads nothing from: no rule reads the ARM type, or (Terraform) no mapping translates
+    the resource type. Rules did not judge them; unlike a coverage gap, the scan still read all
+    it could, so they do not make it incomplete.
+
+    ``name`` is the type as the input names it: an ARM type, or a Terraform resource type that
+    has no ARM shape in azai. ``ai``: the type is an AI service's, where a rule may be missing a
+    resource it should have judged; reports show it as a warning. Others are counted in one line.
+    """
+
+    name: str
+    resources: int
+    ai: bool
+
+
 @dataclass
 class ScanResult:
     """What reports render: findings, undetermined pairs, warnings and what was read."""
@@ -93,6 +110,7 @@ class ScanResult:
     fail_on: Severity | None = None
     baseline_used: bool = False
     coverage: list[CoverageGap] = field(default_factory=list)  # what the scan could not read
+    unread_types: list[UnreadType] = field(default_factory=list)  # what it read nothing from (IaC)
     live_requests: int = 0
     plans_scanned: bool = False  # an input said what a deploy would change (plan, what-if)
     owner_tag: str = "owner"

@@ -19,6 +19,7 @@ from scanner.engine.results import Finding, ScanResult, sort_findings, sort_unde
 from scanner.errors import InputError
 from scanner.model.needs import LiveNeeds
 from scanner.model.pricing import PriceBook
+from scanner.pipeline.unread import read_types
 from scanner.policy.baselines import BaselineEntry, compare_with_baseline, read_baseline, write_baseline
 from scanner.policy.config import Config, load_config, select_checks
 from scanner.policy.options import parse_fail_on, parse_rule_options
@@ -80,6 +81,7 @@ class RunPolicy:
     prices: PriceBook
     baseline: dict[str, BaselineEntry] | None  # read first, so a bad file fails before slow work
     every_read: LiveNeeds  # what a snapshot or a drift audit reads: what any installed rule does
+    read_types: frozenset[str]  # the ARM types any installed rule reads (`unread.read_types`)
 
     @property
     def rule_checks(self) -> list[Check]:
@@ -102,7 +104,9 @@ def prepare(request: RunRequest, default_gate: str) -> tuple[RunPolicy, ScanResu
     gate = parse_fail_on(request.fail_on or config.fail_on or default_gate)
     baseline = read_baseline(request.baseline) if request.baseline else None
     prices = PriceBook.load(request.prices_file)
-    policy = RunPolicy(config, selected, options, prices, baseline, every_live_read(every_check))
+    policy = RunPolicy(
+        config, selected, options, prices, baseline, every_live_read(every_check), read_types(every_check)
+    )
     result = ScanResult(fail_on=gate, owner_tag=request.owner_tag or config.owner_tag or "owner")
     return policy, result
 

@@ -12,6 +12,7 @@ from scanner.engine.results import ScanResult
 from scanner.model.resources import Inventory, Resource
 from scanner.model.retirements import RetirementTable
 from scanner.pipeline.run import RunPolicy, RunRequest, collect_live_inventory, conclude, prepare, template_options
+from scanner.pipeline.unread import unread_types
 from scanner.policy.gates import SCAN_GATE
 from scanner.sources import LoadedInput, load_inputs
 
@@ -31,6 +32,7 @@ def run_scan(request: ScanRequest) -> ScanResult:
     loaded, warnings = load_inputs(request.paths, template_options(request), request.skip_unknown, request.source_root)
     result.warnings.extend(warnings)
     result.coverage.extend(gap for item in loaded for gap in item.coverage)
+    result.unread_types = unread_types(loaded, policy.read_types)
     if request.live.requested:
         loaded.append(_live_input(request, policy, result, loaded))
     if request.save_inventory:

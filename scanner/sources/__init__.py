@@ -51,6 +51,8 @@ class LoadedInput:
     warnings: list[str] = field(default_factory=list)
     coverage: list[CoverageGap] = field(default_factory=list)  # what could not be read (linked templates)
     linked: set[Path] = field(default_factory=set)  # files a template read as its linked templates
+    # Plan resources of Terraform types no mapping translates, counted by type: read for nothing.
+    untranslated: dict[str, int] = field(default_factory=dict)
     utilization: UtilizationSource | None = None  # live scans: measured utilization
     sizes: SizeCatalog | None = None  # live scans: the size table plus SKU-confirmed GPU sizes
 
@@ -106,13 +108,14 @@ def load_file(
     resources: list[Resource]
     coverage: list[CoverageGap] = []
     linked: set[Path] = set()
+    untranslated: dict[str, int] = {}
     try:
         # Each reader is imported when its kind is read: a plan scan never loads the template
         # evaluator, nor a template scan the azurerm mappings.
         if kind == TERRAFORM:
-            from scanner.sources.terraform.plan import read_plan
+            from scanner.sources.terraform.plan import read_plan_contents
 
-            resources, warnings = read_plan(doc)
+            resources, warnings, untranslated = read_plan_contents(doc)
         elif kind == ARM:
             from scanner.sources.arm.template import read_template
 
@@ -131,7 +134,7 @@ def load_file(
         raise InputError(f"{display}: nesting is too deep to evaluate") from None
     _attach_declarations(kind, doc, given, resources, warnings, source_root, compiled)
     doc.forget_data()
-    return LoadedInput(display, kind, Inventory(resources), warnings, coverage, linked)
+    return LoadedInput(display, kind, Inventory(resources), warnings, coverage, linked, untranslated=untranslated)
 
 
 def _attach_declarations(

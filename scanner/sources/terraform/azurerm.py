@@ -2,7 +2,8 @@
 
 Each `Attr` maps a Terraform attribute path (with older provider names as alternatives, newest
 first) to the ARM property path the API uses, through an optional converter. Only the types
-and properties the checks read are mapped; everything else in a plan is ignored. Sources:
+and properties the checks read are mapped; the instances of every other type are counted by
+type (`PlanReader.untranslated`), and every report names those types. Sources:
 the azurerm v3/v4/v5 docs and upgrade guides, summarised in shared/reference/terraform-plan.md.
 """
 
@@ -34,7 +35,9 @@ class TypeMap:
     resource (a diagnostic setting's resource); ``constants`` are ARM values implied by the type.
     ``parent_location``: the provider sends the parent's region as the ARM ``location``, which
     the configuration does not hold. ``inexpressible``: ARM properties the provider cannot set,
-    with how to set them instead.
+    with how to set them instead. ``patches`` names the attribute holding the id of another
+    resource whose properties the type writes (as ``azapi_update_resource`` does): it is no
+    resource of its own, and its translated body is merged into that one's.
     """
 
     arm_type: str
@@ -44,6 +47,19 @@ class TypeMap:
     scope: str | None = None
     parent_location: bool = False
     inexpressible: Mapping[str, str] = field(default_factory=dict)
+    patches: str | None = None
+
+
+# The azurerm resource types of the providers whose resources a rule may miss when azai does
+# not read them (Microsoft.CognitiveServices, Microsoft.MachineLearningServices, Microsoft.Search):
+# every type the provider documents under "Cognitive Services", "Machine Learning" (AI Foundry
+# included) and "Search" starts with one of these (tests/data/azurerm-ai-resources.json).
+AI_SERVICE_PREFIXES = ("azurerm_ai_", "azurerm_cognitive_", "azurerm_machine_learning_", "azurerm_search_")
+
+
+def serves_ai(terraform_type: str) -> bool:
+    """Whether an azurerm type is one of an AI service's: one azai does not read is a warning."""
+    return terraform_type.startswith(AI_SERVICE_PREFIXES)
 
 
 def A(tf: str | tuple[str, ...], arm: str, convert: Callable[[Any], Any] | None = None) -> Attr:
@@ -278,6 +294,29 @@ _AML_COMPUTE_COMMON = (
     A("identity", "identity", identity_block),
 )
 
+# What a Foundry connection says besides its authentication; its keys (api_key, account_key,
+# custom_keys, oauth2) are sensitive and deliberately not mapped: the authType says whether a
+# secret is stored.
+_CONNECTION = (
+    A("category", "properties.category"),
+    A("target", "properties.target"),
+    A("metadata", "properties.metadata"),
+)
+
+
+def _account_connection(auth_type: str) -> TypeMap:
+    """One type of azurerm 4.x's Foundry account connection family: a type per authentication,
+    which the type implies (each resource's Create sends a fixed ``AuthType``, API 2026-03-01:
+    hashicorp/terraform-provider-azurerm internal/services/cognitive/
+    cognitive_account_connection_*_resource.go, v4.81.0, commit 5782a754)."""
+    return TypeMap(
+        T.ACCOUNT_CONNECTION,
+        _CONNECTION,
+        constants={"properties.authType": auth_type},
+        parent="cognitive_account_id",
+    )
+
+
 MAPPINGS: dict[str, TypeMap] = {
     "azurerm_machine_learning_workspace": TypeMap(
         T.WORKSPACE,
@@ -493,28 +532,30 @@ MAPPINGS: dict[str, TypeMap] = {
         ),
         parent="cognitive_account_id",
     ),
-    # Foundry connections (azurerm 4.x, API 2025-06-01). Their keys (api_key, custom_keys, oauth2)
-    # are sensitive and deliberately not mapped: auth_type says whether a secret is stored.
-    # azurerm has no resource for AML workspace connections; those come from azapi.
+    # The key a separate resource gives an account: the provider PATCHes the account's
+    # encryption with keySource Microsoft.KeyVault and takes the account's id as its own
+    # (internal/services/cognitive/cognitive_account_customer_managed_key_resource.go, v4.81.0).
+    "azurerm_cognitive_account_customer_managed_key": TypeMap(
+        T.COGNITIVE_ACCOUNT,
+        (),
+        constants={"properties.encryption.keySource": "Microsoft.KeyVault"},
+        patches="cognitive_account_id",
+    ),
+    "azurerm_cognitive_account_connection_account_key": _account_connection("AccountKey"),
+    "azurerm_cognitive_account_connection_account_managed_identity": _account_connection("AccountManagedIdentity"),
+    "azurerm_cognitive_account_connection_api_key": _account_connection("ApiKey"),
+    "azurerm_cognitive_account_connection_custom_keys": _account_connection("CustomKeys"),
+    "azurerm_cognitive_account_connection_entra_id": _account_connection("AAD"),
+    # One connection type with an ``auth_type`` attribute, for accounts and for projects: the
+    # shape of unmerged provider pull requests (commits 477c3999 and f7cddc8c); no released
+    # azurerm has them (4.81.0 and 5.2.0 have the family above and no project connection), but
+    # plans written against those builds are read. azurerm has no resource for AML workspace
+    # connections; those come from azapi.
     "azurerm_cognitive_account_connection": TypeMap(
-        T.ACCOUNT_CONNECTION,
-        (
-            A("auth_type", "properties.authType"),
-            A("category", "properties.category"),
-            A("target", "properties.target"),
-            A("metadata", "properties.metadata"),
-        ),
-        parent="cognitive_account_id",
+        T.ACCOUNT_CONNECTION, (A("auth_type", "properties.authType"), *_CONNECTION), parent="cognitive_account_id"
     ),
     "azurerm_cognitive_account_project_connection": TypeMap(
-        T.PROJECT_CONNECTION,
-        (
-            A("auth_type", "properties.authType"),
-            A("category", "properties.category"),
-            A("target", "properties.target"),
-            A("metadata", "properties.metadata"),
-        ),
-        parent="cognitive_project_id",
+        T.PROJECT_CONNECTION, (A("auth_type", "properties.authType"), *_CONNECTION), parent="cognitive_project_id"
     ),
     "azurerm_search_service": TypeMap(
         T.SEARCH_SERVICE,

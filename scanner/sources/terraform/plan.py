@@ -14,6 +14,7 @@ import dataclasses
 import itertools
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -440,6 +441,8 @@ class PlanReader:
         mapping = MAPPINGS.get(instance.type)
         if mapping is None:
             return f"{UNRESOLVED}/{instance.address}"
+        if mapping.patches:  # the provider gives it the id of the resource it writes into
+            return _text(self.value(instance, mapping.patches))
         if mapping.scope:  # an extension resource: diagnostic settings on their target
             target = _text(self.value(instance, mapping.scope))
             return f"{target}/providers/{mapping.arm_type}/{name}"
@@ -575,28 +578,36 @@ class PlanReader:
         return mapping.arm_type.lower() if mapping else ""
 
     def _merge_updates(self) -> None:
-        """Each azapi_update_resource's body into the instance it targets, found by ARM id in one
-        index (a plan of many updates must not compare each with every instance)."""
-        updates = [i for i in self.instances.values() if i.type == "azapi_update_resource" and not i.reference_only]
+        """Each update's body (an azapi_update_resource's, or a mapped type that ``patches``
+        another resource) into the instance it targets, found by ARM id in one index (a plan of
+        many updates must not compare each with every instance)."""
+        updates = [i for i in self.instances.values() if _updates(i) and not i.reference_only]
         if not updates:
             return
         by_id: dict[str, Instance] = {}
         for candidate in self.instances.values():
-            if not candidate.reference_only and candidate.translated:
+            if not candidate.reference_only and candidate.translated and not _updates(candidate):
                 by_id.setdefault(self.arm_id(candidate).lower(), candidate)
         for instance in updates:
-            target_id = self.value(instance, "resource_id")
-            if target_id is MISSING:
-                target_id = self.arm_id(instance)
+            target_id, payload, written = self._update(instance)
             target = by_id.get(target_id.lower()) if isinstance(target_id, str) else None
-            payload = _azapi_body(instance.values)
             if target is None or not isinstance(payload, dict):
                 self.warnings.append(
                     f"{self.doc.path}: {instance.address} updates a resource this plan does not declare; not merged"
                 )
                 continue
             _deep_merge(target.body, payload)
-            target.updated_paths |= self._azapi_configured(instance) or set()
+            target.updated_paths |= written
+
+    def _update(self, instance: Instance) -> tuple[Any, Any, set[str]]:
+        """What an update writes: the id of its target, the body merged into it, and the ARM
+        paths it writes (which drift then compares on the target)."""
+        if instance.type != "azapi_update_resource":
+            return self.arm_id(instance), instance.body, set(self._configured(instance) or ())
+        target_id = self.value(instance, "resource_id")
+        if target_id is MISSING:
+            target_id = self.arm_id(instance)
+        return target_id, _azapi_body(instance.values), self._azapi_configured(instance) or set()
 
     def _translate_instance(self, instance: Instance) -> str | None:
         """Translate an azapi or mapped azurerm instance into its ARM body, and give its ARM type;
@@ -680,7 +691,7 @@ class PlanReader:
             action="drift",
         )
         arm_type = self._translate_instance(instance)
-        if arm_type is None:
+        if arm_type is None or _updates(instance):
             return None
         arm_id = self._compute_id(instance)
         parsed = parse_resource_id(arm_id)
@@ -700,8 +711,25 @@ class PlanReader:
             if instance.mode != "deleted":
                 instance.arm_type = self._translate_instance(instance)
         self._merge_updates()
-        built = [(i, self._resource(i, i.arm_type)) for i in self.instances.values() if i.translated and i.arm_type]
+        built = [
+            (i, self._resource(i, i.arm_type))
+            for i in self.instances.values()
+            if i.translated and i.arm_type and not _updates(i)
+        ]
         return _with_parent_locations(built)
+
+    def untranslated(self) -> dict[str, int]:
+        """The deployed instances nothing was read from, counted by Terraform type: types no
+        mapping translates, and azapi resources whose type the plan does not say. Updates are
+        read (merged, or named in a warning when their target is missing), and data sources
+        are context, not resources the plan deploys. Call after `resources`."""
+        return dict(
+            Counter(
+                i.type
+                for i in self.instances.values()
+                if i.mode == "managed" and not i.reference_only and i.arm_type is None and not _updates(i)
+            )
+        )
 
     def _resource(self, instance: Instance, arm_type: str) -> Resource:
         arm_id = self.arm_id(instance)
@@ -710,6 +738,14 @@ class PlanReader:
         instance.body["type"] = arm_type
         instance.body["id"] = arm_id
         return Resource(id=arm_id, type=arm_type, name=name, body=instance.body, origin=self._origin(instance))
+
+
+def _updates(instance: Instance) -> bool:
+    """Whether the instance writes into another resource rather than being one."""
+    if instance.type == "azapi_update_resource":
+        return True
+    mapping = MAPPINGS.get(instance.type)
+    return mapping is not None and mapping.patches is not None
 
 
 def _with_parent_locations(built: list[tuple[Instance, Resource]]) -> list[Resource]:
@@ -963,10 +999,25 @@ def _index_module(
             _index_module(doc, child, f"{path}.module.{name}".lstrip("."), deeper(at, "module"), index)
 
 
+class PlanContents(NamedTuple):
+    """What a plan gives a scan: its ARM-shaped resources, warnings about what could not be
+    merged, and the deployed instances nothing was read from, counted by Terraform type."""
+
+    resources: list[Resource]
+    warnings: list[str]
+    untranslated: dict[str, int]
+
+
+def read_plan_contents(doc: Document) -> PlanContents:
+    reader = PlanReader(doc)
+    resources = reader.resources()
+    return PlanContents(resources, reader.warnings, reader.untranslated())
+
+
 def read_plan(doc: Document) -> tuple[list[Resource], list[str]]:
     """All ARM-shaped resources of a plan, and warnings about what could not be merged."""
-    reader = PlanReader(doc)
-    return reader.resources(), reader.warnings
+    contents = read_plan_contents(doc)
+    return contents.resources, contents.warnings
 
 
 def _address(doc: Document, address: str, pointer: str, key: str, pattern: re.Pattern[str] = _ADDRESS) -> str:
