@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from checks._common import WAF_AI, rule_page
+from checks._common import WAF_AI, judged_if, known_list, rule_page
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
-from scanner.model.resources import Resource
-from scanner.model.unknown import known
+from scanner.model.resources import Resource, get_path, parse_resource_id
+from scanner.model.unknown import Unknown, UnknownValueError, known
 
 RESOURCE_METRICS = {"cpuutilizationpercentage", "memoryutilizationpercentage"}
 
@@ -127,32 +127,82 @@ def cpu_only_autoscale(resource: Resource, ctx: CheckContext) -> Iterator[Violat
 
     ## Undetermined when
 
-    The target or a metric name is unknown before deploy.
+    A metric name is unknown before deploy, or a profile, rule, trigger or metric name is not of
+    the type the API takes (a trigger that is `false` names no metric); or the target is unknown
+    and the setting scales on resource metrics only (one with a latency, request or GPU rule
+    passes whatever it scales).
 
     ## Why
 
     Inference on GPUs saturates the GPU or the request queue long before the host CPU moves,
     so CPU-driven scaling reacts late or never while latency climbs.
     """
-    target = ctx.inventory.get(known(resource.get("properties.targetResourceUri")))
-    if target is None or target.type_key != T.ONLINE_DEPLOYMENT.lower():
+    yield from judged_if(lambda: _scales_deployment(resource), _resource_metrics_only(resource, ctx))
+
+
+def _scales_deployment(setting: Resource) -> bool:
+    """The setting scales an AML online deployment, as its target's id says (whether or not that
+    deployment is among the scanned resources)."""
+    target = known(setting.get("properties.targetResourceUri"))
+    return (
+        isinstance(target, str)
+        and (parse_resource_id(target).resource_type or "").lower() == T.ONLINE_DEPLOYMENT.lower()
+    )
+
+
+def _resource_metrics_only(setting: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """Every rule scales on a resource metric. One rule on another metric passes the setting, so
+    a metric name that is not known matters only when no other rule is known to have one."""
+    metrics, unknown = _metric_names(setting)
+    if any(m.lower() not in RESOURCE_METRICS for m in metrics):
         return
-    metrics = _metric_names(known(resource.get("properties.profiles")))
-    if metrics and all(m.lower() in RESOURCE_METRICS for m in metrics):
+    if unknown is not None:
+        raise unknown
+    if metrics:
+        target = ctx.inventory.get(setting.get("properties.targetResourceUri"))
+        name = target.name if target is not None else str(setting.get("properties.targetResourceUri"))
         yield Violation(
-            f"Autoscale setting '{resource.name}' scales deployment '{target.name}' "
-            f"on {', '.join(sorted(metrics))} only",
+            f"Autoscale setting '{setting.name}' scales deployment '{name}' on {', '.join(sorted(metrics))} only",
             "properties.profiles",
             sorted(metrics),
             "a rule on RequestLatency_P99, RequestsPerMinute or GpuUtilizationPercentage",
         )
 
 
-def _metric_names(profiles: Any) -> set[str]:
+def _metric_names(resource: Resource) -> tuple[set[str], UnknownValueError | None]:
+    """The metric names of every rule of every profile, and the first reason one cannot be read.
+    A what-if result is refused at the input boundary when these have the wrong type; a
+    template's expression can still build anything, and a value of the wrong type names no
+    metric: the rule cannot decide."""
     names: set[str] = set()
-    for profile in profiles if isinstance(profiles, list) else []:
-        for item in (profile.get("rules") or []) if isinstance(profile, dict) else []:
-            name = known(item.get("metricTrigger", {}).get("metricName")) if isinstance(item, dict) else None
-            if isinstance(name, str):
+    unknown: UnknownValueError | None = None
+    for i, profile in enumerate(known_list(resource.get("properties.profiles"), "properties.profiles") or []):
+        at = f"properties.profiles.{i}"
+        rules = known_list(get_path(_object(profile, at), "rules"), f"{at}.rules")
+        for j, item in enumerate(rules or []):
+            try:
+                name = _metric_name(item, f"{at}.rules.{j}")
+            except UnknownValueError as exc:
+                unknown = unknown or exc
+                continue
+            if name:
                 names.add(name)
-    return names
+    return names, unknown
+
+
+def _metric_name(rule: Any, at: str) -> str | None:
+    where = f"{at}.metricTrigger"
+    name = known(get_path(_object(get_path(_object(rule, at), "metricTrigger"), where), "metricName"))
+    if name is not None and not isinstance(name, str):
+        raise UnknownValueError(Unknown(f"{where}.metricName is {type(name).__name__}, not text", path=where))
+    return name
+
+
+def _object(value: Any, path: str) -> dict[str, Any]:
+    """An object the rule reads members of (empty when absent); anything else raises Unknown."""
+    value = known(value)
+    if value is None:
+        return {}
+    if isinstance(value, dict):
+        return value
+    raise UnknownValueError(Unknown(f"{path} is {type(value).__name__}, not an object", path=path))

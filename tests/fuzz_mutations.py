@@ -13,7 +13,7 @@ correct reader; a slow example points at a real hang, not at the test.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,10 @@ FIXTURE_FILES = (
     "rules/AZAI-301/whatif.json",
     "rules/AZAI-501/plan-azurerm.json",
 )
+
+# What-if results with autoscale settings, which `autoscale_cases` aims at (AZAI-304 reads their
+# rules' metric triggers, AZAI-401 their targets).
+AUTOSCALE_FIXTURES = ("rules/AZAI-304/whatif.json", "rules/AZAI-401/whatif.json")
 
 FORMATS = ("text", "markdown", "json", "sarif", "junit", "html")
 
@@ -395,11 +399,36 @@ def _references(document: Any) -> tuple[Raw, ...]:
     return tuple(found)
 
 
+def autoscale_nodes(document: Any) -> list[tuple[JsonPath, Any]]:
+    """Inside each autoscale setting's ``after.properties`` in a what-if result: every object and
+    array (profiles, capacities, rules, metric triggers, scale actions) and the strings the rules
+    read, where a value of another type meets a reader (issue 37: a ``metricTrigger`` that was
+    ``false`` ended in an internal error). Leaves such as thresholds are left to `cases`."""
+    found: list[tuple[JsonPath, Any]] = []
+    for path, node in _paths(document):
+        if path[-1:] != ("after",) or not isinstance(node, dict) or not isinstance(node.get("properties"), dict):
+            continue
+        if str(node.get("type", "")).lower() != "microsoft.insights/autoscalesettings":
+            continue
+        for inner, value in _paths(node["properties"], (*path, "properties")):
+            if isinstance(value, dict | list) or inner[-1] in _AUTOSCALE_READS:
+                found.append((inner, value))
+    return found
+
+
+_AUTOSCALE_READS = frozenset({"targetResourceUri", "metricName"})
+
+
 @st.composite
-def mutations(draw: st.DrawFn, document: Any) -> Mutation:
-    """One mutation at a path of ``document``, of a kind that fits the node found there."""
-    nodes = list(_paths(document))
-    path, node = draw(st.sampled_from(nodes))
+def mutations(
+    draw: st.DrawFn,
+    document: Any,
+    nodes: list[tuple[JsonPath, Any]] | None = None,
+    values: st.SearchStrategy[Raw] | None = None,
+) -> Mutation:
+    """One mutation at a path of ``document`` (of ``nodes`` when given), of a kind that fits the
+    node found there, bringing one of ``values`` (by default any of `VALUES` or a reference)."""
+    path, node = draw(st.sampled_from(nodes if nodes is not None else list(_paths(document))))
     kinds = ["replace"]
     if path:
         kinds.append("delete")
@@ -408,7 +437,7 @@ def mutations(draw: st.DrawFn, document: Any) -> Mutation:
     if isinstance(node, dict | list):
         kinds.append("insert")
     kind = draw(st.sampled_from(kinds))
-    values = st.sampled_from(VALUES + _references(document))
+    values = values if values is not None else st.sampled_from(VALUES + _references(document))
     if kind == "replace":
         return Mutation(kind, path, value=draw(values))
     if kind == "delete":
@@ -420,9 +449,23 @@ def mutations(draw: st.DrawFn, document: Any) -> Mutation:
 
 
 @st.composite
-def cases(draw: st.DrawFn, fixtures: tuple[str, ...] = FIXTURE_FILES) -> Case:
-    """One of ``fixtures`` with one to three mutations, and a report format."""
+def cases(
+    draw: st.DrawFn,
+    fixtures: tuple[str, ...] = FIXTURE_FILES,
+    aim: Callable[[Any], list[tuple[JsonPath, Any]]] | None = None,
+    values: st.SearchStrategy[Raw] | None = None,
+) -> Case:
+    """One of ``fixtures`` with one to three mutations, and a report format; ``aim`` picks the
+    nodes the mutations may land on, and ``values`` what they bring."""
     fixture = draw(st.sampled_from(fixtures))
     document = _load(fixture)
-    changes = draw(st.lists(mutations(document), min_size=1, max_size=3))
+    nodes = aim(document) if aim is not None else None
+    changes = draw(st.lists(mutations(document, nodes, values), min_size=1, max_size=3))
     return Case(fixture, tuple(changes), draw(st.sampled_from(FORMATS)))
+
+
+def autoscale_cases() -> st.SearchStrategy[Case]:
+    """What-if autoscale settings mutated inside (`autoscale_nodes`), a value of the wrong JSON
+    type as likely as all the other values together."""
+    wrong_first = st.one_of(st.sampled_from(WRONG_TYPES), st.sampled_from(VALUES))
+    return cases(AUTOSCALE_FIXTURES, autoscale_nodes, wrong_first)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import FIXTURES, run_cli
 
 PLAN_HEAD = '{"format_version": "1.2", "terraform_version": "1.9.8", "resource_changes": ['
 
@@ -106,3 +107,80 @@ def test_directory_scan_skips_unrecognised_json_with_a_warning(tmp_path: Path) -
     done = run_cli("scan", "--fail-on", "none", str(tmp_path))
     assert done.returncode == 0
     assert "warning: skipped" in done.stdout and "package.json" in done.stdout
+
+
+def _autoscale_whatif(tmp_path: Path, change: Any) -> Path:
+    """The AZAI-304 what-if estate with ``change`` applied to its first autoscale setting's body."""
+    whatif = json.loads((FIXTURES / "rules" / "AZAI-304" / "whatif.json").read_text(encoding="utf-8"))
+    setting = next(c for c in whatif["properties"]["changes"] if c["resourceId"].endswith("/as-cpu-only"))
+    change(setting["after"]["properties"])
+    path = tmp_path / "whatif.json"
+    path.write_text(json.dumps(whatif), encoding="utf-8")
+    return path
+
+
+def _rename(obj: dict[str, Any], name: str, new_name: str, value: Any) -> None:
+    """ARM reads member names in any case: ``name`` written as ``new_name``, holding ``value``."""
+    del obj[name]
+    obj[new_name] = value
+
+
+AT = "/properties/changes/5/after/properties"
+WRONG_AUTOSCALE_SHAPES = [
+    (
+        "targetResourceUri",
+        lambda p: p.update(targetResourceUri=[]),
+        f"{AT}/targetResourceUri: expected a string, found an array",
+    ),
+    ("profiles", lambda p: p.update(profiles={}), f"{AT}/profiles: expected an array, found an object"),
+    ("profile", lambda p: p["profiles"].append("default"), f"{AT}/profiles/1: expected an object, found a string"),
+    (
+        "rules",
+        lambda p: p["profiles"][0].update(rules="none"),
+        f"{AT}/profiles/0/rules: expected an array, found a string",
+    ),
+    (
+        "rule",
+        lambda p: p["profiles"][0]["rules"].insert(0, 7),
+        f"{AT}/profiles/0/rules/0: expected an object, found a number",
+    ),
+    (
+        "metricTrigger in another case",
+        lambda p: _rename(p["profiles"][0]["rules"][1], "metricTrigger", "MetricTrigger", [1]),
+        f"{AT}/profiles/0/rules/1/MetricTrigger: expected an object, found an array",
+    ),
+    (
+        "metricName",
+        lambda p: p["profiles"][0]["rules"][0]["metricTrigger"].update(metricName=3),
+        f"{AT}/profiles/0/rules/0/metricTrigger/metricName: expected a string, found a number",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"), [c[1:] for c in WRONG_AUTOSCALE_SHAPES], ids=[c[0] for c in WRONG_AUTOSCALE_SHAPES]
+)
+def test_a_whatif_autoscale_value_of_the_wrong_type_is_one_line_naming_its_pointer(
+    tmp_path: Path, change: Any, message: str
+) -> None:
+    path = _autoscale_whatif(tmp_path, change)
+    done = run_cli("scan", str(path))
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"azai: error: {path}: {message}\n")
+
+
+def test_null_autoscale_members_are_absent_not_wrong(tmp_path: Path) -> None:
+    """What-if writes null for what is not set: a rule without a trigger names no metric, so the
+    setting is judged on its other rule (memory only) and still fails."""
+
+    def nulls(properties: dict[str, Any]) -> None:
+        properties["profiles"][0]["rules"][0]["metricTrigger"] = None
+        properties["profiles"].append({"name": "night", "rules": None})
+
+    path = _autoscale_whatif(tmp_path, nulls)
+    done = run_cli("scan", "--format", "json", "--fail-on", "none", "--select", "AZAI-304", str(path))
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert [(f["resource_name"], f["evidence"]["observed"]) for f in report["findings"]] == [
+        ("as-cpu-only", ["MemoryUtilizationPercentage"])
+    ]
+    assert report["undetermined"] == []

@@ -11,10 +11,15 @@ in this process. Whatever the input, it must hold that:
 - on 0, 1 and 3 the report was written, and it parses: JSON (strict: no NaN) for json and
   sarif, XML for junit, and text, markdown and html hold no raw control characters but newline.
 
+Besides mutations anywhere in a fixture, one test aims inside what-if autoscale settings (their
+profiles, rules, metric triggers and scale actions), with values of the wrong JSON type half the
+time: a ``metricTrigger`` of ``false`` there was the crash a 3,000-file campaign found (issue 37).
+
 Profiles (``AZAI_FUZZ_PROFILE``):
 
 - ``ci`` (the default): a fixed seed and 2,000 examples shared by the fixtures, so every run
-  of the suite tries the same inputs (about a minute of one core, split across the workers);
+  of the suite tries the same inputs (about a minute of one core, split across the workers),
+  and a tenth of that aimed at autoscale settings;
 - ``long``: a fresh random seed and many more examples, for a local hunt:
   ``AZAI_FUZZ_PROFILE=long .venv/bin/python -m pytest -p no:cacheprovider tests/test_fuzz.py``.
 
@@ -41,7 +46,7 @@ from hypothesis.configuration import set_hypothesis_home_dir
 
 from scanner.cli.commands import main
 from tests.conftest import ROOT
-from tests.fuzz_mutations import FIXTURE_FILES, Case, cases
+from tests.fuzz_mutations import FIXTURE_FILES, Case, autoscale_cases, cases
 
 pytestmark = pytest.mark.slow
 
@@ -159,6 +164,18 @@ PER_FIXTURE = settings(PROFILE, max_examples=max(1, PROFILE.max_examples // len(
 def test_scan_of_mutated_fixture_ends_cleanly(fixture: str) -> None:
     @PER_FIXTURE
     @given(case=cases((fixture,)))
+    def scan_ends_cleanly(case: Case) -> None:
+        check(case)
+
+    scan_ends_cleanly()
+
+
+AIMED = settings(PROFILE, max_examples=max(1, PROFILE.max_examples // 10))
+
+
+def test_scan_of_whatif_autoscale_settings_mutated_inside_ends_cleanly() -> None:
+    @AIMED
+    @given(case=autoscale_cases())
     def scan_ends_cleanly(case: Case) -> None:
         check(case)
 

@@ -11,7 +11,7 @@ beside the code that fixed them:
   tests/test_report_escaping.py::test_every_report_quotes_hostile_input_inertly;
 - ``range()``, ``padLeft()`` and ``replace()`` building gigabytes: tests/test_arm_limits.py.
 
-The two below had no home of their own.
+The ones below had no home of their own.
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import FIXTURES, run_cli
+from tests.conftest import FIXTURES, ROOT, run_cli
+
+AUTOSCALE = FIXTURES / "regressions" / "autoscale-trigger"
 
 
 def _demo_template(tmp_path: Path, change: Any) -> Path:
@@ -68,4 +70,50 @@ def test_workload_profiles_that_are_not_an_array_leave_the_environment_undetermi
     assert report["findings"] == []
     assert [(u["resource_name"], u["reason"]) for u in report["undetermined"]] == [
         ("cae", "properties.workloadProfiles is unknown (properties.workloadProfiles is int, not an array)")
+    ]
+
+
+def test_a_whatif_autoscale_trigger_that_is_false_is_one_line_and_exit_2() -> None:
+    """Issue 37: AZAI-304 read ``metricTrigger`` as an object whatever it was; ``false`` ended in
+    an internal error (exit 70). The what-if reader now refuses it, naming file and pointer."""
+    done = run_cli("scan", str((AUTOSCALE / "whatif.json").relative_to(ROOT)))
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2,
+        "",
+        "azai: error: fixtures/regressions/autoscale-trigger/whatif.json: "
+        "/properties/changes/1/after/properties/profiles/0/rules/1/metricTrigger: expected an object, "
+        "found true or false\n",
+    )
+
+
+def test_a_template_trigger_written_false_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    template = json.loads((AUTOSCALE / "template.json").read_text(encoding="utf-8"))
+    template["resources"][1]["properties"]["profiles"][0]["rules"][1]["metricTrigger"] = False
+    path = tmp_path / "template.json"
+    path.write_text(json.dumps(template), encoding="utf-8")
+    done = run_cli("scan", str(path))
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"azai: error: {path}: /resources/1/properties/profiles/0/rules/1/metricTrigger: expected an object, "
+        "found true or false\n",
+    )
+
+
+def test_a_template_trigger_an_expression_makes_false_names_no_metric() -> None:
+    """An expression can build any value, which only deploy would refuse: the setting whose
+    trigger is ``[parameters('trigger')]`` (false) is undetermined, and its CPU-only sibling
+    still fails."""
+    done = run_cli(
+        "scan", "--format", "json", "--fail-on", "none", "--select", "AZAI-304",
+        str((AUTOSCALE / "template.json").relative_to(ROOT)),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert [f["resource_name"] for f in report["findings"]] == ["as-blue-cpu"]
+    assert [(u["resource_name"], u["reason"]) for u in report["undetermined"]] == [
+        (
+            "as-blue",
+            "properties.profiles.0.rules.1.metricTrigger is unknown "
+            "(properties.profiles.0.rules.1.metricTrigger is bool, not an object)",
+        )
     ]

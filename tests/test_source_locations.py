@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from scanner.model.places import Declaration, Place, Written
+from scanner.sources.authored.bicep import Emitted, read_bicep
 from tests.conftest import FIXTURES, ROOT, run_cli
 
 SOURCES = FIXTURES / "sources"
@@ -495,4 +496,126 @@ def test_a_default_root_is_checked_in_one_pass_per_file_however_many_resources(
         "part0.tf",
         "part1.tf",
         "part2.tf",
+    }
+
+
+# -- Bicep modules at any depth (issue 37) ------------------------------------------------------
+
+NESTED = SOURCES / "bicep-nested"
+
+
+def _places(report: dict[str, Any]) -> set[tuple[str, str, str, int]]:
+    return {
+        (f["rule_id"], _key("bicep-nested", f), f["location"]["uri"], f["location"]["start_line"])
+        for f in report["findings"]
+    }
+
+
+def test_bicep_build_order_of_a_languageversion_1_array_is_derived_from_the_source(tmp_path: Path) -> None:
+    """A 1.0 array has no names: its entries are the resources that are not ``existing``, those
+    nested in a body first (a nested one's own nested ones before it), then the top-level ones,
+    then the modules, as Azure/bicep's NestedResources baseline compiles."""
+    source = tmp_path / "main.bicep"
+    source.write_text(
+        "resource hub 'Microsoft.MachineLearningServices/workspaces@2024-10-01' = {\n"
+        "  name: 'hub'\n"
+        "  resource gpu 'computes' = {\n"
+        "    name: 'gpu'\n"
+        "    resource note 'Microsoft.MachineLearningServices/workspaces/computes/notes@2024-10-01' = {\n"
+        "      name: 'n'\n"
+        "    }\n"
+        "  }\n"
+        "  resource cpu 'computes@2024-10-01' = if (true) {\n"
+        "    name: 'cpu'\n"
+        "  }\n"
+        "}\n"
+        "module first './first.bicep' = {\n"
+        "  name: 'first'\n"
+        "}\n"
+        "resource shared 'Microsoft.OperationalInsights/workspaces@2023-09-01' existing = {\n"
+        "  name: 'log'\n"
+        "  resource table 'tables' = {\n"
+        "    name: 't'\n"
+        "  }\n"
+        "}\n"
+        "@batchSize(1)\n"
+        "resource pools 'Microsoft.Search/searchServices@2023-11-01' = [for i in range(0, 2): {\n"
+        "  name: 'srch${i}'\n"
+        "}]\n"
+        "module second 'br/public:avm/res/storage/storage-account:0.9.0' = {\n"
+        "  name: 'second'\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    warnings: list[str] = []
+    parsed = read_bicep(source, "main.bicep", warnings)
+    assert parsed is not None and warnings == []
+    assert parsed.emitted == [
+        Emitted("hub::gpu::note", "microsoft.machinelearningservices/workspaces/computes/notes"),
+        Emitted("hub::gpu", "microsoft.machinelearningservices/workspaces/computes"),
+        Emitted("hub::cpu", "microsoft.machinelearningservices/workspaces/computes"),
+        Emitted("shared::table", "microsoft.operationalinsights/workspaces/tables"),
+        Emitted("hub", "microsoft.machinelearningservices/workspaces"),
+        Emitted("pools", "microsoft.search/searchservices"),
+        Emitted("first", "microsoft.resources/deployments"),
+        Emitted("second", "microsoft.resources/deployments"),
+    ]
+
+
+def test_nested_modules_mix_language_versions_as_bicep_build_does() -> None:
+    """The fixture tests depth in both forms only if its levels differ as ``bicep build``'s do:
+    2.0 (an object of symbolic names) where a file has a user-defined type, else 1.0 (an array)."""
+    template = json.loads((NESTED / "main.json").read_text(encoding="utf-8"))
+    levels = [template]
+    for key in ("platform", 2, "sharedAccounts"):
+        levels.append(levels[-1]["resources"][key]["properties"]["template"])
+    assert [(t.get("languageVersion"), type(t["resources"]).__name__) for t in levels] == [
+        ("2.0", "dict"),
+        (None, "list"),
+        ("2.0", "dict"),
+        (None, "list"),
+    ]
+
+
+def test_a_languageversion_1_template_at_the_root_points_at_its_bicep_lines(tmp_path: Path) -> None:
+    """A file without user-defined types compiles to 1.0 when it is the entry point too."""
+    shutil.copytree(NESTED / "modules", tmp_path / "infra")
+    platform = json.loads((NESTED / "main.json").read_text(encoding="utf-8"))["resources"]["platform"]
+    (tmp_path / "infra" / "platform.json").write_text(json.dumps(platform["properties"]["template"]), "utf-8")
+    parameters = {"prefix": {"value": "claims"}, "location": {"value": "swedencentral"}}
+    (tmp_path / "params.json").write_text(json.dumps({"parameters": parameters}), encoding="utf-8")
+    report = _json_scan("infra/platform.json", "--parameters", "params.json", cwd=tmp_path)
+    assert report["warnings"] == []
+    assert _places(report) == {
+        (e["rule"], e["resource"], "infra/" + e["file"].removeprefix("modules/"), e["line"])
+        for e in _expected("bicep-nested")["findings"]
+    }
+
+
+def test_a_level_whose_source_no_longer_matches_its_compiled_template_warns_and_points_at_its_module(
+    tmp_path: Path,
+) -> None:
+    """An edited ``platform.bicep`` (one more resource) beside an old build: its entries cannot be
+    named, so it and every level below point at the ``module`` line that deploys it."""
+    shutil.copytree(NESTED, tmp_path / "claims")
+    platform = tmp_path / "claims" / "modules" / "platform.bicep"
+    platform.write_text(
+        platform.read_text(encoding="utf-8")
+        + "\nresource extra 'Microsoft.Storage/storageAccounts@2023-05-01' = {\n  name: 'stclaims'\n}\n",
+        encoding="utf-8",
+    )
+    report = _json_scan("claims/main.json", cwd=tmp_path)
+    assert report["warnings"] == [
+        "claims/modules/platform.bicep: its declarations do not match the resources of the template it compiled "
+        "to (is the compiled template older than the file?); its resources are shown at the module line that "
+        "deploys them, else in the compiled template"
+    ]
+    module_line = (
+        (tmp_path / "claims" / "main.bicep")
+        .read_text(encoding="utf-8")
+        .splitlines()
+        .index("module platform './modules/platform.bicep' = {")
+    )
+    assert _places(report) == {
+        (e["rule"], e["resource"], "claims/main.bicep", module_line + 1) for e in _expected("bicep-nested")["findings"]
     }

@@ -13,6 +13,7 @@ from typing import Any
 
 from scanner.model.jsondoc import Document, deeper, expect, member, pointer_join
 from scanner.model.resources import Origin, Resource, parse_resource_id
+from scanner.sources.arm.wellformed import require_read_shape
 
 SCANNED_CHANGES = frozenset({"create", "modify", "nochange", "deploy"})
 # A what-if change type in a Terraform plan's words (`Origin.action`); Deploy says nothing of
@@ -52,6 +53,7 @@ def _resources(doc: Document, changes: list[Any], base: str) -> Iterator[Resourc
         name = parsed.name_chain or str(after.get("name", ""))
         if not resource_type:
             continue
+        require_read_shape(doc, resource_type, after, pointer_join(base, i, "after"))
         yield Resource(
             id=resource_id,
             type=resource_type,

@@ -3,6 +3,19 @@
 A child resource declared inside its parent's body is ``parent::child``, the symbolic name
 ``bicep build`` gives it. Property lines follow the body's object and array literals; a
 ``[for ...]`` array stands for every index (``*``); anything else is an opaque expression.
+
+A file compiles to ``languageVersion`` 2.0, whose ``resources`` object is keyed by symbolic
+name, only when it uses a feature that needs it (a user-defined type, an import, ...); else to
+1.0, whose ``resources`` array says nothing of names. Each file decides for itself, so a module
+tree mixes both. `BicepFile.emitted` is what ``bicep build`` writes into a 1.0 array, in its
+order, which is what lets a 1.0 entry be named: the resources that are not ``existing``, in the
+order its resource symbol visitor walks them, then the modules. The visitor walks the nested
+scopes first, each scope's own nested scopes before its declarations, then the top-level
+resources (Azure/bicep at 9beb0fee60ca53458f41492b699af440367b240b:
+src/Bicep.Core/Emit/TemplateWriter.cs ``EmitResources``, src/Bicep.Core/Intermediate/
+ExpressionBuilder.cs, src/Bicep.Core/Semantics/FileSymbol.cs ``Descendants``,
+LocalScope.cs ``Descendants``, DeclarationVisitor.cs; the per-file language version:
+src/Bicep.Core/Emit/EmitterSettings.cs).
 """
 
 from __future__ import annotations
@@ -10,7 +23,7 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from scanner.model.places import Declaration, PropertyPath, Written
 from scanner.sources.authored.syntax import BICEP, DeclarationText, Source
@@ -18,7 +31,7 @@ from scanner.sources.authored.syntax import BICEP, DeclarationText, Source
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-_FALLBACK = "are shown at the module line that deploys them, else in the compiled template"
+FALLBACK = "are shown at the module line that deploys them, else in the compiled template"
 
 
 @dataclass(frozen=True)
@@ -30,10 +43,23 @@ class Module:
     display: str | None
 
 
+_DEPLOYMENT = "microsoft.resources/deployments"  # the type a module compiles to
+
+
+class Emitted(NamedTuple):
+    """One entry of a compiled ``languageVersion`` 1.0 ``resources`` array: the declaration's
+    symbolic name, and the lower-cased type the entry must have."""
+
+    name: str
+    type: str
+
+
 @dataclass
 class BicepFile:
     resources: dict[str, Declaration] = field(default_factory=dict)
     modules: dict[str, Module] = field(default_factory=dict)
+    emitted: list[Emitted] = field(default_factory=list)
+    clean: bool = True  # every declaration parsed
 
 
 def read_bicep(path: Path, display: str, warnings: list[str]) -> BicepFile | None:
@@ -42,18 +68,20 @@ def read_bicep(path: Path, display: str, warnings: list[str]) -> BicepFile | Non
     try:
         data = path.read_bytes()
     except OSError as exc:
-        warnings.append(f"{display}: cannot read ({exc.strerror}); its resources {_FALLBACK}")
+        warnings.append(f"{display}: cannot read ({exc.strerror}); its resources {FALLBACK}")
         return None
     source = Source(BICEP, data)
     error = source.first_error_line()
     if error is not None:  # newer syntax than the grammar knows, or a real error: keep the rest
-        warnings.append(f"{display}:{error}: azai cannot parse this; resources declared there {_FALLBACK}")
-    found = BicepFile()
+        warnings.append(f"{display}:{error}: azai cannot parse this; resources declared there {FALLBACK}")
+    found = BicepFile(clean=error is None)
+    top: list[Emitted | None] = []
+    modules: list[Emitted] = []
     for node in source.root.named_children:
         if node.has_error:
             continue
         if node.type == "resource_declaration":
-            _resource(source, node, display, "", found)
+            top.append(_resource(source, node, display, None, found))
         elif node.type == "module_declaration":
             name, target = _identifier(source, node), _string_child(source, node)
             line, column = source.line_column(node)
@@ -63,23 +91,40 @@ def read_bicep(path: Path, display: str, warnings: list[str]) -> BicepFile | Non
                 path.parent / target if local and target else None,
                 posixpath.normpath(posixpath.join(posixpath.dirname(display), target)) if local and target else None,
             )
+            modules.append(Emitted(name, _DEPLOYMENT))
+    found.emitted.extend(entry for entry in top if entry is not None)
+    found.emitted.extend(modules)
     return found
 
 
-def _resource(source: Source, node: Node, display: str, parent: str, found: BicepFile) -> None:
+def _resource(source: Source, node: Node, display: str, parent: Emitted | None, found: BicepFile) -> Emitted | None:
+    """Record the declaration and those nested in it; append to ``found.emitted`` what its
+    nested scope emits (each nested declaration's own nested ones first, then the nested
+    declarations); return its own entry, or None when it is ``existing`` (not emitted)."""
     name = _identifier(source, node)
-    symbolic = f"{parent}::{name}" if parent else name
+    symbolic = f"{parent.name}::{name}" if parent else name
+    own = Emitted(symbolic, _full_type(source, node, parent))
     text = source.declaration(node, display)
     written: dict[PropertyPath, Written] = {}
+    children: list[Emitted | None] = []
     body = _body(node.named_children[-1])
     if body is not None:
         for prop in (c for c in body.named_children if c.type == "object_property"):
             child = next((c for c in prop.named_children if c.type == "resource_declaration"), None)
             if child is not None:
-                _resource(source, child, display, symbolic, found)
+                children.append(_resource(source, child, display, own, found))
             else:
                 _property(text, prop, (), written)
+    found.emitted.extend(entry for entry in children if entry is not None)
     found.resources.setdefault(symbolic, text.declaration(written))
+    return None if any(c.type == "existing" for c in node.children) else own
+
+
+def _full_type(source: Source, node: Node, parent: Emitted | None) -> str:
+    """The lower-cased resource type without its API version: a nested declaration may give
+    only its last segment (``'computes'``), which extends its parent's type."""
+    written = (_string_child(source, node) or "").split("@", 1)[0].lower()
+    return f"{parent.type}/{written}" if parent is not None and "/" not in written else written
 
 
 def _body(value: Node) -> Node | None:
