@@ -146,6 +146,10 @@ class TemplateFrame:
         self._named: list[_Named] | None = None
         self.placeholders: set[str] = set()  # placeholder names given in this frame
         self.deployed = 0  # resources and modules this template deploys, copies counted
+        # The template instance that deploys this one, and the key of the declaration that does.
+        self.parent: TemplateFrame | None = None
+        self.declared_as = ""
+        self._dependencies: dict[str, set[str]] = {}
 
     # -- the Frame protocol the evaluator uses ---------------------------------------------
 
@@ -318,6 +322,7 @@ class TemplateFrame:
         else:  # outer scope: the parent's expressions (and resource group), the module's placement
             module = TemplateFrame(*common, scope=scope, placement=placement)
         module.ancestry = self.ancestry | {location.resolve()}
+        module.parent, module.declared_as = self, key
         return module
 
     def _module_parameters(self, properties: dict[str, Any], ev: Evaluator, where: str) -> dict[str, Any]:
@@ -406,6 +411,54 @@ class TemplateFrame:
         # one folder) that exists here, longest first.
         parts = [p for p in path.split("/") if p and p != ".."]
         return [base.joinpath(*parts[i:]) for i in range(max(len(parts) - 1, 0))], shown
+
+    # -- deployment order ------------------------------------------------------------------
+
+    def follows(self, later: str, earlier: str) -> bool:
+        """Whether ARM deploys declaration ``later`` (a key, ``search`` or a child's ``account/0``)
+        only after ``earlier`` has been deployed: through ``dependsOn``, directly or not, or as a
+        child declared inside it. Declarations with no such path between them deploy in parallel."""
+        seen: set[str] = set()
+        pending = [later]
+        while pending:
+            key = pending.pop()
+            for dependency in self.dependencies(key):
+                if dependency == earlier:
+                    return True
+                if dependency not in seen:
+                    seen.add(dependency)
+                    pending.append(dependency)
+        return False
+
+    def dependencies(self, key: str) -> set[str]:
+        """The declarations one waits for: its parent, for a child declared inside it, and what
+        its ``dependsOn`` names (a symbolic name, a resource name or id, a module), found as
+        ``reference()`` finds them."""
+        if key in self._dependencies:
+            return self._dependencies[key]
+        self._dependencies[key] = found = set()
+        head, _, child = key.rpartition("/")
+        if child.isdigit() and head:
+            found.add(head)
+        raw = self._declaration_at(key)
+        depends = raw.get("dependsOn") if raw is not None else None
+        for entry in depends if isinstance(depends, list) else []:
+            target = Evaluator(self.scope).value(entry)
+            if isinstance(target, Unknown) and target.symbol is not None:
+                target = target.symbol
+            named = self._find(target) if isinstance(target, str) else None
+            if named is not None:
+                found.add(named.key)
+        return found
+
+    def _declaration_at(self, key: str) -> dict[str, Any] | None:
+        """The declaration a key names: a top-level one, or a child by its indexes (``account/0``)."""
+        top, *indexes = key.split("/")
+        raw = dict(self.declarations()).get(top)
+        for index in indexes:
+            children = raw.get("resources") if isinstance(raw, dict) else None
+            raw = children[int(index)] if isinstance(children, list) and int(index) < len(children) else None
+        return raw if isinstance(raw, dict) else None
 
     # -- reference() lookup ----------------------------------------------------------------
 

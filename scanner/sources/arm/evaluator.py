@@ -1,12 +1,15 @@
 """Evaluating ARM template values: parameters, variables, functions, copies and lambdas.
 
 Anything that only the deployment can know evaluates to `Unknown`: ``reference()`` of a
-resource's runtime state, ``list*()``, ``newGuid()``, ``utcNow()``, a secure parameter (we refuse
-to read it) and any function of those. Some unknowns are *symbolic*: a parameter without a value,
-``resourceGroup().location``, and any deterministic function of them are unknown but provably
-equal to themselves, so two resources placed in one unknown region still count as co-located,
-and a name built from an unknown parameter (``st{name}``) still identifies one resource. Resource
-group and subscription are placeholders in ids (``{resourceGroupName}``).
+resource's runtime state, ``list*()``, a secure parameter (we refuse to read it) and any function
+of those. Some unknowns are *symbolic*: a parameter without a value, ``resourceGroup().location``,
+``deployment()`` and ``deployer()``, a parameter whose default draws ``utcNow()`` or ``newGuid()``
+(one value per deployment: ``{suffix}``), and any deterministic function of them are unknown but
+provably equal to themselves, so two resources placed in one unknown region still count as
+co-located, and a name built from an unknown parameter (``st{name}``) still identifies one
+resource. Resource group and subscription are placeholders in ids (``{resourceGroupName}``). A
+string ``format()`` or ``concat()`` builds from known text and symbols keeps which is which
+(`SymbolicText`), so ``empty('srch-{suffix}')`` is false, not unknown.
 
 ``reference()`` of a module (a nested deployment) answers with the module's outputs, evaluated
 in the module's own scope, and ``environment()`` with the cloud the scan is for: the `Frame`
@@ -18,6 +21,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -37,7 +41,13 @@ from scanner.sources.arm.expressions import (
     parse,
     unescape_literal,
 )
-from scanner.sources.arm.functions import PURE_FUNCTIONS, Partial, TemplateFunctionError
+from scanner.sources.arm.functions import (
+    PURE_FUNCTIONS,
+    Partial,
+    SymbolicText,
+    TemplateFunctionError,
+    fixed_at_deployment,
+)
 from scanner.sources.arm.limits import MAX_COPY, RefusedTemplate, serialized_length, spend_calls, spend_size
 from scanner.sources.arm.parameters import UnsetPlaceholder
 
@@ -143,9 +153,13 @@ class Scope:
     copy_index: Any = None
     loops: dict[str, Any] = field(default_factory=dict)
     lambda_values: dict[str, Any] = field(default_factory=dict)
+    # The parameter whose default is being evaluated (`Evaluator.site`), where ARM allows
+    # ``utcNow()`` and ``newGuid()``; None elsewhere.
+    site: str | None = None
     _parameters: dict[str, Any] = field(default_factory=dict)
     _variables: dict[str, Any] = field(default_factory=dict)
     _busy: set[str] = field(default_factory=set)
+    _sites: dict[str, int] = field(default_factory=dict)  # deployment-time calls per site
 
     def child(self, **changes: Any) -> Scope:
         """A scope sharing this template's cached parameters and variables."""
@@ -157,10 +171,12 @@ class Scope:
             self.copy_index,
             dict(self.loops),
             dict(self.lambda_values),
+            self.site,
         )
         scope._parameters = self._parameters
         scope._variables = self._variables
         scope._busy = self._busy
+        scope._sites = self._sites
         for key, value in changes.items():
             setattr(scope, key, value)
         return scope
@@ -270,9 +286,25 @@ class Evaluator:
             return Unknown(f"template function {node.name}() is not supported")
         args = [self.node(a) for a in node.args]
         unknown = next((a for a in args if isinstance(a, Unknown)), None)
-        if unknown is not None and node.name not in _STRUCTURAL:
-            return Unknown(unknown.reason, symbol=_symbolic_call(node.name, args))
+        if unknown is not None and node.name not in _STRUCTURAL and not _decides_on_text(node.name, args):
+            return _unknown_result(node.name, args, unknown.reason)
         return function(*args)
+
+    def deployment_time(self, name: str) -> Unknown:
+        """``utcNow()`` or ``newGuid()``: a value ARM draws once, where the call is written.
+        ARM allows them only in a parameter's default, and each call there gives its own value
+        ("it returns a different value each time it's called": Microsoft Learn, template
+        functions: date, utcNow, and string, newGuid; MicrosoftDocs/azure-docs
+        articles/azure-resource-manager/templates/template-functions-date.md @05c11e58 and
+        template-functions-string.md @0aa2b14a). So each call is its own symbol, named after
+        the parameter and the call's place in its default: two calls, in one default or in two,
+        are never known to be equal. Anywhere else ARM refuses the call; it is unknown."""
+        site = self.scope.site
+        if site is None:
+            return Unknown(f"{name}() is known only during deployment")
+        calls = self.scope._sites.get(site, 0)
+        self.scope._sites[site] = calls + 1
+        return Unknown(f"{name}() is chosen at deployment", symbol=f"{{{site}#{name}{calls or ''}}}")
 
     def user_function(self, node: Call) -> Any:
         namespace, _, member = node.name.partition(".")
@@ -304,45 +336,66 @@ class Evaluator:
         real_name, declaration = declared
         definition = resolve_definition(self.scope.template, declaration)
         kind = str(definition.get("type", "")).lower()
+        supplied = _declared(self.scope.supplied, real_name)
+        given = supplied is not None and _given(supplied[1])
         if is_secure(self.scope.template, declaration):
             # Never read; only an empty default holds nothing secret (the quickstarts' SAS token).
-            empty = definition.get("defaultValue") in ("", {}) and _declared(self.scope.supplied, real_name) is None
+            # It applies when nothing is given, as when azd leaves out an unset placeholder.
+            empty = definition.get("defaultValue") in ("", {}) and not given
             result: Any = (
                 definition["defaultValue"] if empty else Unknown(f"secure parameter '{real_name}' is not read")
             )
+        elif supplied is not None and (given or "defaultValue" not in definition):
+            result = self._given_value(real_name, _coerce(supplied[1], kind))
+        elif "defaultValue" in definition:
+            if key in self.scope._busy:
+                return Unknown(f"parameter '{real_name}' refers to itself")
+            result = self._default(real_name, definition["defaultValue"], kind)
+        elif definition.get("nullable") is True:
+            result = None
         else:
-            supplied = _declared(self.scope.supplied, real_name)
-            if supplied is not None and (_given(supplied[1]) or "defaultValue" not in definition):
-                result = _coerce(supplied[1], kind)
-                if isinstance(result, UnsetPlaceholder):  # passed on to a module, it is a plain unknown
-                    result = Unknown(result.reason, symbol=result.symbol)
-            elif "defaultValue" in definition:
-                if key in self.scope._busy:
-                    return Unknown(f"parameter '{real_name}' refers to itself")
-                self.scope._busy.add(key)
-                try:
-                    result = _coerce(
-                        Evaluator(self.scope.child(copy_index=None, loops={})).value(definition["defaultValue"]),
-                        kind,
-                    )
-                except RefusedTemplate as exc:
-                    raise InputError(
-                        f"{self.scope.frame.locate('parameters', real_name, 'defaultValue')}: {exc}"
-                    ) from None
-                finally:
-                    self.scope._busy.discard(key)
-            elif definition.get("nullable") is True:
-                result = None
-            else:
-                # Unknown, but the same value wherever it is used: ``{name}`` in the scanned
-                # template, ``{hub:name}`` in a module.
-                frame = self.scope.frame.path.replace("/", ".")  # one id segment
-                result = Unknown(
-                    f"parameter '{real_name}' has no value (pass --parameters)",
-                    symbol=f"{{{frame}:{real_name}}}" if frame else f"{{{real_name}}}",
-                )
+            # Unknown, but the same value wherever it is used: ``{name}`` in the scanned
+            # template, ``{hub:name}`` in a module.
+            result = Unknown(
+                f"parameter '{real_name}' has no value (pass --parameters)",
+                symbol="{" + self.site(real_name) + "}",
+            )
         cache[key] = result
         return result
+
+    def _given_value(self, name: str, value: Any) -> Any:
+        """A value given for a parameter. One a module is given that nobody knows before deploy
+        (another resource's runtime state) is still one value for the whole module: ``{hub:name}``,
+        so that the resources the module names from it link to each other."""
+        if isinstance(value, UnsetPlaceholder):  # passed on to a module, it is a plain unknown
+            return Unknown(value.reason, symbol=value.symbol)
+        if isinstance(value, Unknown) and value.symbol is None and self.scope.frame.path:
+            return Unknown(value.reason, symbol="{" + self.site(name) + "}", may_be_null=value.may_be_null)
+        return value
+
+    def site(self, name: str) -> str:
+        """What a value named ``name`` in this template instance is called in symbols: ``name`` in
+        the scanned template, ``hub:name`` in module ``hub`` (one id segment)."""
+        frame = self.scope.frame.path.replace("/", ".")
+        return f"{frame}:{name}" if frame else name
+
+    def _default(self, name: str, raw: Any, kind: str) -> Any:
+        """A parameter's default value. ARM evaluates it once per deployment, so one that calls
+        ``utcNow()`` or ``newGuid()`` and comes out unknown as a whole is that parameter's own
+        symbol (``{suffix}``): every use of the parameter is the same value, here and in the
+        modules it is passed to, while no other parameter's value is known to equal it."""
+        site = self.site(name)
+        key = name.lower()
+        self.scope._busy.add(key)
+        try:
+            evaluated = Evaluator(self.scope.child(copy_index=None, loops={}, site=site)).value(raw)
+        except RefusedTemplate as exc:
+            raise InputError(f"{self.scope.frame.locate('parameters', name, 'defaultValue')}: {exc}") from None
+        finally:
+            self.scope._busy.discard(key)
+        if isinstance(evaluated, Unknown) and self.scope._sites.get(site):
+            return Unknown(f"parameter '{name}' defaults to a value chosen at deployment", symbol="{" + site + "}")
+        return _coerce(evaluated, kind)
 
     def variable(self, name: str) -> Any:
         cache = self.scope._variables
@@ -417,19 +470,62 @@ def resolve_definition(template: dict[str, Any], definition: Any, depth: int = 0
     return {**base, **{k: v for k, v in definition.items() if k != "$ref"}}
 
 
-def _symbolic_call(name: str, args: list[Any]) -> str | None:
-    """The symbol of a deterministic function of symbolic unknowns: the text a string function
-    builds (``st{name}``), or the call written out. None when any unknown is not symbolic."""
+def _decides_on_text(name: str, args: list[Any]) -> bool:
+    """Whether a function decides on a partly known string: ``empty()`` of one (`SymbolicText`)."""
+    return name == "empty" and len(args) == 1 and isinstance(args[0], SymbolicText)
+
+
+def _unknown_result(name: str, args: list[Any], reason: str) -> Unknown:
+    """A deterministic function of unknowns: symbolic when every unknown is (see
+    `_symbolic_call`), a string of known and symbolic pieces for ``format()`` and ``concat()``."""
     if any(isinstance(a, Unknown) and a.symbol is None for a in args):
+        return Unknown(reason)
+    if name in ("format", "concat"):
+        text = _symbolic_text(name, args, reason)
+        if text is not None:
+            return text
+    return Unknown(reason, symbol=_symbolic_call(name, args))
+
+
+# Around an unknown's symbol while ``format()`` or ``concat()`` builds text from it.
+_OPEN, _CLOSE = "\x00", "\x01"
+_PIECE = re.compile(f"{_OPEN}([^{_OPEN}{_CLOSE}]*){_CLOSE}")
+
+
+def _symbolic_text(name: str, args: list[Any], reason: str) -> SymbolicText | None:
+    """The text ``format()`` or ``concat()`` builds (``st{name}``), with which of its pieces
+    are unknown; None when an argument is no text (an array, an object), or when ``format()``'s
+    own format string is unknown (its items, not it, make the text)."""
+    if name == "format" and args and isinstance(args[0], Unknown):
         return None
-    texts = [a.symbol if isinstance(a, Unknown) else a for a in args]
-    if name in ("format", "concat") and all(isinstance(t, (str, int, float)) for t in texts):
-        try:
-            return str(PURE_FUNCTIONS[name](*texts))
-        except (TemplateFunctionError, TypeError, ValueError, IndexError):
-            pass
-    # Written out, the call would carry its arguments' slashes into the names and ids built
-    # from it; a short digest of the call keeps them one id segment (and readable).
+    marked = [_marked_text(a) for a in args]
+    if not all(isinstance(t, (str, int, float)) for t in marked):
+        return None
+    try:
+        built = str(PURE_FUNCTIONS[name](*marked))
+    except (TemplateFunctionError, TypeError, ValueError, IndexError):
+        return None
+    parts: list[tuple[str, bool]] = []
+    at = 0
+    for match in _PIECE.finditer(built):
+        parts += [(built[at : match.start()], False), (match.group(1), True)]
+        at = match.end()
+    parts.append((built[at:], False))
+    return SymbolicText(reason, tuple(p for p in parts if p[0]))
+
+
+def _marked_text(value: Any) -> Any:
+    """An argument as ``_symbolic_text`` builds with it: each unknown piece between marks."""
+    if isinstance(value, SymbolicText):
+        return "".join(f"{_OPEN}{text}{_CLOSE}" if unknown else text for text, unknown in value.parts)
+    if isinstance(value, Unknown):
+        return f"{_OPEN}{value.symbol}{_CLOSE}"
+    return value
+
+
+def _symbolic_call(name: str, args: list[Any]) -> str:
+    """The symbol of a deterministic function of symbolic unknowns, the call written out: a
+    short digest of it keeps the names and ids built from it one id segment (and readable)."""
     call = f"{name}({','.join(_symbol_text(a) for a in args)})"
     return f"{{{name}:{hashlib.sha256(call.encode('utf-8')).hexdigest()[:8]}}}"
 
@@ -711,11 +807,22 @@ def _subscription(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
 def _deployment(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
     """The deployment this template runs in. ``properties.templateLink.uri`` is the template's own
     location, as when it is deployed from where it lies, so ``uri(deployment().properties.
-    templateLink.uri, 'nested/x.json')`` names the linked template beside it."""
+    templateLink.uri, 'nested/x.json')`` names the linked template beside it. Its other members
+    (``location``, ``properties.mode``, ``properties.templateHash``: Microsoft Learn, template
+    functions: deployment, MicrosoftDocs/azure-docs @00f32447) are this deployment's, one value
+    each: ``{deployment()}.location`` in the scanned template, ``{hub:deployment()}.location`` in
+    module ``hub``."""
     frame = ev.scope.frame
-    return Partial(
-        name=deployment_value(frame.deployment_name), properties=Partial(templateLink={"uri": frame.template_uri})
-    )
+    symbol = "{" + ev.site("deployment()") + "}"
+    properties = fixed_at_deployment(f"{symbol}.properties", templateLink={"uri": frame.template_uri})
+    return fixed_at_deployment(symbol, name=deployment_value(frame.deployment_name), properties=properties)
+
+
+def _deployer(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
+    """The principal that starts the deployment (Bicep's ``deployer()``: ``objectId``,
+    ``tenantId``, ``userPrincipalName``; Microsoft Learn, Bicep functions: deployment, 2026-01-06):
+    not known before deploy, but one principal for every module of the scan."""
+    return fixed_at_deployment("{deployer()}")
 
 
 def _environment(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
@@ -801,8 +908,6 @@ _STRUCTURAL = frozenset({"createobject", "createarray", "equals"})
 
 _DEPLOYMENT_FUNCTIONS = frozenset(
     {
-        "newguid",
-        "utcnow",
         "pickzones",
         "providers",
         "managementgroup",
@@ -831,6 +936,9 @@ _SPECIAL: dict[str, Special] = {
     "resourcegroup": _resource_group,
     "subscription": _subscription,
     "deployment": _deployment,
+    "deployer": _deployer,
+    "utcnow": lambda ev, nodes: ev.deployment_time("utcNow"),
+    "newguid": lambda ev, nodes: ev.deployment_time("newGuid"),
     "environment": _environment,
     "reference": _reference,
     "resourceid": _resource_id,

@@ -3,7 +3,8 @@
 Every function here is deterministic. Functions that need the deployment (``reference``,
 ``list*``, ``newGuid``, ``utcNow``, ``environment``) are not here: the evaluator answers them
 with `Unknown`. Any `Unknown` argument makes the result Unknown, except where a function can
-still decide (``equals`` of two values known to be the same symbol).
+still decide: ``equals`` of two values known to be the same symbol, and ``equals`` or ``empty``
+of a string whose known characters decide (`SymbolicText`).
 """
 
 from __future__ import annotations
@@ -39,12 +40,68 @@ class TemplateFunctionError(ValueError):
 
 class Partial(dict[str, Any]):
     """Some members of an object whose other members exist only at deployment (a resource's
-    ``reference(..., 'full')``, a deployment's state): a member it lacks is unknown, not absent."""
+    ``reference(..., 'full')``, a deployment's state): a member it lacks is unknown, not absent.
+
+    With a ``symbol`` (see `fixed_at_deployment`), the object is one value for the whole
+    deployment, such as ``deployment()``: a member it lacks is unknown but equal to itself
+    (``{deployment()}.properties.mode``) wherever it is read."""
 
     reason = "known only at deployment"
+    symbol: str | None = None
 
     def lacking(self, name: str) -> Unknown:
-        return Unknown(f"property '{name}' is {self.reason}")
+        symbol = f"{self.symbol}.{name.replace('/', '%2F')}" if self.symbol is not None else None
+        return Unknown(f"property '{name}' is {self.reason}", symbol=symbol)
+
+
+def fixed_at_deployment(symbol: str, **members: Any) -> Partial:
+    """An object ARM fixes once per deployment, of which a scan knows ``members``; the members
+    it does not know are symbolic, named from ``symbol``."""
+    value = Partial(members)
+    value.symbol = symbol
+    return value
+
+
+class SymbolicText(Unknown):
+    """A string built by ``format()`` or ``concat()`` from known text and symbolic unknowns
+    (``srch-{suffix}``): unknown, but its known characters still decide some questions. It is
+    never empty when a known character is in it, and it cannot equal a known string its known
+    characters do not fit (``'srch-{suffix}'`` is not ``''``), whatever the unknowns turn out to
+    be. ``parts`` are its pieces in order, each known text or an unknown's symbol."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, reason: str, parts: tuple[tuple[str, bool], ...]) -> None:
+        super().__init__(reason, symbol="".join(text for text, _ in parts))
+        self.parts = parts  # (text, is_unknown)
+
+    @property
+    def has_known_text(self) -> bool:
+        return any(text and not unknown for text, unknown in self.parts)
+
+    def could_be(self, text: str) -> bool:
+        """Whether some values of the unknown pieces make this string ``text``. Each unknown
+        piece may stand for any text, so this is matching a pattern of literals and ``*``:
+        anchored at both ends, with the literals between found leftmost (linear, not a
+        backtracking regular expression a hostile template could make slow)."""
+        literals = [""]
+        for piece, unknown in self.parts:
+            if unknown:
+                literals.append("")
+            else:
+                literals[-1] += piece
+        if len(literals) == 1:
+            return text == literals[0]
+        first, *middle, last = literals
+        start, end = len(first), len(text) - len(last)
+        if start > end or not text.startswith(first) or not text.endswith(last):
+            return False
+        for literal in middle:
+            found = text.find(literal, start, end)
+            if found < 0:
+                return False
+            start = found + len(literal)
+        return True
 
 
 def _string(value: Any) -> str:
@@ -110,7 +167,9 @@ def _length(value: Any) -> int:
     raise TemplateFunctionError("length() needs a string, array or object")
 
 
-def _empty(value: Any) -> bool:
+def _empty(value: Any) -> Any:
+    if isinstance(value, SymbolicText):
+        return False if value.has_known_text else Unknown(value.reason)
     return value is None or (isinstance(value, (str, list, dict)) and len(_whole(value)) == 0)
 
 
@@ -131,7 +190,18 @@ def _equals(a: Any, b: Any) -> Any:
     try:
         return bool(a == b)
     except UnknownValueError as exc:
-        return exc.value
+        return False if _cannot_be(a, b) or _cannot_be(b, a) else exc.value
+
+
+def _cannot_be(text: Any, other: Any) -> bool:
+    """Whether ``text``, a string partly unknown, can never equal the known value ``other``:
+    a known string its known characters do not fit, or a value that is not a string at all."""
+    if not isinstance(text, SymbolicText) or isinstance(other, Unknown):
+        return False
+    if isinstance(other, str):
+        return not text.could_be(other)
+    # Known text makes it a string (``concat()`` of unknowns alone may be of arrays).
+    return text.has_known_text
 
 
 def _union(*args: Any) -> Any:

@@ -9,15 +9,20 @@ Three things a template may leave open before deploy, and how the scan treats th
 
 - **A name that cannot be evaluated.** Each declaration, and each copy of it, gets its own
   placeholder id built from its declaration chain (``{hub.workspace}``), so two such resources
-  never merge; the resource still shows the expression as its name.
+  never merge; reports show its known text with each unknown part named in braces
+  (``oai-{seed}``, ``{hub:pools[…].name}``).
 - **A condition that cannot be evaluated** (its own, an enclosing module's, or an unknown copy
   count). The resource may not exist: it is scanned, but its findings are undetermined, with the
   condition as the reason.
 - **A linked template that cannot be read**: a coverage gap; the scan is incomplete.
+
+A resource id deployed more than once in the tree is judged in the state ARM ends with (see
+`TemplateReader.final_states`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 from collections.abc import Iterator
@@ -45,10 +50,10 @@ from scanner.sources.arm.evaluator import (
     require_copy_count,
     resolve_definition,
 )
-from scanner.sources.arm.expressions import Call, ExpressionError, is_expression, parse
+from scanner.sources.arm.expressions import Call, ExpressionError, Index, Literal, Member, Node, is_expression, parse
 from scanner.sources.arm.limits import RefusedTemplate, budget
 from scanner.sources.arm.parameters import TemplateOptions, placeholder_warning
-from scanner.sources.arm.wellformed import require_arm_document
+from scanner.sources.arm.wellformed import require_arm_document, require_read_shape
 
 _BODY_KEYS = (
     "location",
@@ -91,6 +96,7 @@ class TemplateReader:
         self.options = options
         self.session = Session(options.cloud, sandbox_root(location))
         self.evaluated: list[Resource] = []
+        self._declared_in: dict[Resource, tuple[TemplateFrame, str]] = {}  # the frame and key
 
     @property
     def warnings(self) -> list[str]:
@@ -123,6 +129,84 @@ class TemplateReader:
                 f"the template expands to more than {self.session.budget:,} resources and module instances "
                 "(ARM deploys at most 800 resources per template); the rest was not evaluated",
             )
+
+    def final_states(self, resources: list[Resource]) -> list[Resource]:
+        """The resources as ARM leaves them when one id is deployed more than once in the tree
+        (a Search service declared bare, then again, hardened, by a module that depends on it).
+
+        Each deployment PUTs the whole resource, and a later PUT replaces the body an earlier
+        one wrote, so the declaration ARM deploys last is the state to judge, and findings point
+        at it. "Last" is dependency order (`TemplateFrame.follows`); one that may not be deployed
+        (an unknown condition) leaves the earlier one standing, on the condition that it is not.
+        Declarations with no order between them deploy in parallel: both are judged, with a
+        warning. Resources declared inside the one replaced are not part of its body: they stay.
+        """
+        groups: dict[str, list[Resource]] = {}
+        for resource in resources:
+            groups.setdefault(resource.id.lower(), []).append(resource)
+        if len(groups) == len(resources):
+            return resources
+        replaced: set[Resource] = set()
+        for group in groups.values():
+            if len(group) > 1:
+                replaced |= self._replaced(group)
+        return [r for r in resources if r not in replaced]
+
+    def _replaced(self, group: list[Resource]) -> set[Resource]:
+        """The declarations of one id that a later one replaces; those that a later one only may
+        replace get its condition's negation as theirs."""
+        gone: set[Resource] = set()
+        unless: dict[Resource, list[str]] = {}
+        for i, first in enumerate(group):
+            for second in group[i + 1 :]:
+                last = self._deployed_last(first, second)
+                if last is None:
+                    self.session.warn(
+                        f"{self.doc.path}: {first.type} {first.name} is declared at {self._where(first)} and at "
+                        f"{self._where(second)} with no dependsOn between them; ARM may deploy either last, so both "
+                        "are judged"
+                    )
+                    continue
+                earlier = second if last is first else first
+                if last.origin.condition is None:
+                    gone.add(earlier)
+                else:
+                    where, condition = self._where(last), last.origin.condition
+                    reason = f"the later declaration at {where} is not deployed (it is if {condition})"
+                    unless.setdefault(earlier, []).append(reason)
+        for earlier, reasons in unless.items():
+            if earlier not in gone:
+                condition = _both(earlier.origin.condition, " and ".join(reasons))
+                earlier.origin = dataclasses.replace(earlier.origin, condition=condition)
+        return gone
+
+    def _deployed_last(self, a: Resource, b: Resource) -> Resource | None:
+        """Which of two declarations ARM deploys last, or None when nothing orders them: they are
+        compared where their chains of modules part, in the template instance both are in."""
+        for (frame_a, key_a), (frame_b, key_b) in zip(self._chain(a), self._chain(b), strict=False):
+            if frame_a is not frame_b:
+                return None  # two copies of one module deploy in parallel
+            if key_a == key_b:
+                continue
+            if frame_a.follows(key_b, key_a):
+                return b
+            return a if frame_a.follows(key_a, key_b) else None
+        return None  # copies of one declaration
+
+    def _where(self, resource: Resource) -> str:
+        """A declaration's place, as messages name it: its JSON pointer, and its file when linked."""
+        origin = resource.origin
+        return origin.pointer if origin.file == self.doc.path else f"{origin.file} {origin.pointer}"
+
+    def _chain(self, resource: Resource) -> list[tuple[TemplateFrame, str]]:
+        """The template instances from the scanned one down to the resource's, each with the key
+        of the declaration that leads on (the module, then the resource itself)."""
+        frame, key = self._declared_in[resource]
+        chain = [(frame, key)]
+        while frame.parent is not None:
+            chain.append((frame.parent, frame.declared_as))
+            frame = frame.parent
+        return chain[::-1]
 
     def _check_parameters(self) -> None:
         """Warn about parameters-file entries the template does not declare, and say how azd
@@ -209,6 +293,7 @@ class TemplateReader:
         if not isinstance(resource_type, str):
             frame.session.warn(f"{frame.document.path}: type of the resource at {pointer} cannot be evaluated; skipped")
             return
+        require_read_shape(frame.document, resource_type, raw, pointer, expressions=True)
         instance = frame.instance_path(key, index)
         frame.count_deployed(pointer)
         if resource_type.lower() == T.DEPLOYMENT.lower():
@@ -227,7 +312,7 @@ class TemplateReader:
         body: dict[str, Any] = {"name": name.body, "type": judged_type}
         body.update((k, ev.value(raw[k])) for k in _BODY_KEYS if k in raw)
         body["id"] = resource_id
-        yield Resource(
+        resource = Resource(
             id=resource_id,
             type=judged_type,
             name=name.display,
@@ -243,6 +328,8 @@ class TemplateReader:
             ),
             key_name=name.key if name.key != name.display else None,
         )
+        self._declared_in[resource] = (frame, key)
+        yield resource
         here = _Parent(resource_type, name.key, name.display)
         yield from self._children(frame, key, raw, pointer, scope, here, condition)
 
@@ -338,21 +425,22 @@ def _naming(raw_name: Any, ev: Evaluator, resource_type: str, parent: _Parent | 
 
     A name known before deploy, or built only from symbolic unknowns (``st{name}``), is both;
     one built with other functions of unknowns is keyed by a digest of the call and shown without
-    it (``sa{uniquestring(…)}``). Otherwise the display is the expression, and each segment that
-    cannot be evaluated becomes the declaration's placeholder. A child's segments that can be
-    evaluated still link it to its parent.
+    it (``sa{uniquestring(…)}``). Otherwise each segment that cannot be evaluated becomes the
+    declaration's placeholder in the key, and the display names what it is read from (see
+    `_readable`). A child's segments that can be evaluated still link it to its parent.
     """
     value = ev.value(raw_name)
-    expression = raw_name if isinstance(raw_name, str) else str(raw_name)
     if isinstance(value, Unknown) and value.symbol is not None:
-        display, key = _HASHED.sub(r"{\1(…)}", value.symbol), value.symbol
+        display, key = _shown_symbol(value.symbol), value.symbol
         body: Any = value.symbol.rsplit("/", 1)[-1]
     elif isinstance(value, str):
         display = key = value
         body = value.rsplit("/", 1)[-1]
     else:
-        display = expression
-        key = _placeholder_chain(raw_name, ev, placeholder)
+        node = _name_call(raw_name)
+        values = [ev.node_value(arg) for arg in node.args] if node is not None else []
+        display = _readable(raw_name, node, values, ev)
+        key = _placeholder_chain(node, values, placeholder)
         body = value
     if parent is not None and resource_type.count("/") - 1 > key.count("/"):
         key = f"{parent.key}/{key}"
@@ -360,10 +448,15 @@ def _naming(raw_name: Any, ev: Evaluator, resource_type: str, parent: _Parent | 
     return _Name(display, key, body)
 
 
-def _placeholder_chain(raw_name: Any, ev: Evaluator, placeholder: str) -> str:
+def _shown_symbol(symbol: str) -> str:
+    """A symbol as reports show it: a digest of a call as the call (``{uniquestring(…)}``)."""
+    return _HASHED.sub(r"{\1(…)}", symbol)
+
+
+def _placeholder_chain(node: Call | None, values: list[Any], placeholder: str) -> str:
     """The name chain of a name that cannot be evaluated, keeping the segments that can:
     ``format('{0}/{1}', parameters('ws'), x)`` with ``ws`` known keeps the workspace's name."""
-    text = _partial_name(raw_name, ev)
+    text = _partial_name(node, values)
     if text is None:
         return placeholder
     segments = text.split("/")
@@ -376,12 +469,15 @@ def _placeholder_chain(raw_name: Any, ev: Evaluator, placeholder: str) -> str:
     return "/".join(segments)
 
 
-def _partial_name(raw_name: Any, ev: Evaluator) -> str | None:
+def _partial_name(node: Call | None, values: list[Any]) -> str | None:
     """A ``format()`` or ``concat()`` name with each unknown argument replaced by a mark."""
-    node = _name_call(raw_name)
     if node is None:
         return None
-    parts = [_marked(ev.node_value(arg)) for arg in node.args]
+    return _filled(node, [_marked(v) for v in values])
+
+
+def _filled(node: Call, parts: list[Any]) -> str | None:
+    """What ``format()`` or ``concat()`` makes of name pieces; None unless each is text or a number."""
     if not all(isinstance(p, (str, int)) and not isinstance(p, bool) for p in parts):
         return None
     if node.name == "concat":
@@ -389,18 +485,69 @@ def _partial_name(raw_name: Any, ev: Evaluator) -> str | None:
     return _formatted(parts)
 
 
+def _readable(raw_name: Any, node: Call | None, values: list[Any], ev: Evaluator) -> str:
+    """How reports show a name that cannot be evaluated: its known text, with each unknown
+    part named by what it is read from, in braces (``oai-{seed}``, ``{hub:name}`` for module
+    ``hub``'s parameter, ``{reference(…).outputs.name.value}``). No ``/`` is shown inside braces,
+    so a name's segments stay its resources' (``ws-named/{seed}``), and two modules' resources
+    named by their own ``name`` parameter are told apart."""
+    if node is not None:
+        parts = [_readable_part(v, arg, ev) for v, arg in zip(values, node.args, strict=True)]
+        text = _filled(node, parts)
+        if text is not None:
+            return text
+    whole = _parsed(raw_name)
+    if whole is None:
+        return raw_name if isinstance(raw_name, str) else str(raw_name)
+    return "{" + _source_text(whole, ev) + "}"
+
+
+def _readable_part(value: Any, node: Node, ev: Evaluator) -> Any:
+    if not isinstance(value, Unknown):
+        return value
+    if value.symbol is not None:
+        return _shown_symbol(value.symbol)
+    return "{" + _source_text(node, ev) + "}"
+
+
+def _source_text(node: Node, ev: Evaluator) -> str:
+    """A short text for the expression an unknown value comes from: a parameter or variable by
+    its name (qualified by its module, as a symbol is), a function call by its function, and the
+    members and indexes read from it (without any ``/``, which would split the name)."""
+    suffix = ""
+    while isinstance(node, (Member, Index)):
+        if isinstance(node, Member):
+            suffix = f".{node.name}{suffix}"
+        else:
+            index = node.index.value if isinstance(node.index, Literal) else "…"
+            suffix = f"[{index}]{suffix}"
+        node = node.target
+    if isinstance(node, Literal):
+        head = str(node.value)
+    elif node.name in ("parameters", "variables") and len(node.args) == 1 and isinstance(node.args[0], Literal):
+        head = ev.site(str(node.args[0].value))
+    else:
+        head = f"{node.name}({'…' if node.args else ''})"
+    return (head + suffix).replace("/", "%2F")
+
+
 def _name_call(raw_name: Any) -> Call | None:
     """The ``format()`` or ``concat()`` call a name expression makes, if it makes one: the only
     names whose known segments survive unknown arguments."""
-    if not (isinstance(raw_name, str) and is_expression(raw_name)):
-        return None
-    try:
-        node = parse(raw_name[1:-1])
-    except ExpressionError:
-        return None
+    node = _parsed(raw_name)
     if not isinstance(node, Call) or node.name not in ("format", "concat") or not node.args:
         return None
     return node
+
+
+def _parsed(raw_name: Any) -> Node | None:
+    """A name's expression, parsed; None for a name that is no (well-formed) expression."""
+    if not (isinstance(raw_name, str) and is_expression(raw_name)):
+        return None
+    try:
+        return parse(raw_name[1:-1])
+    except ExpressionError:
+        return None
 
 
 def _marked(value: Any) -> Any:
@@ -474,5 +621,5 @@ def read_template(doc: Document, location: Path, options: TemplateOptions) -> Te
     """Evaluate one template; the reader holds its resources, warnings, coverage gaps and the
     files it linked."""
     reader = TemplateReader(doc, location, options)
-    reader.evaluated = list(reader.resources())
+    reader.evaluated = reader.final_states(list(reader.resources()))
     return reader
