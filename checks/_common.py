@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from scanner import RULE_PAGES
@@ -62,6 +62,43 @@ def every_gap(*checks: Iterator[Violation]) -> Iterator[Violation]:
         raise unknown
 
 
+def judged_if(applies: Callable[[], bool], *checks: Iterator[Violation]) -> Iterator[Violation]:
+    """The violations of ``checks`` on a resource the rule judges only when ``applies()`` (its
+    kind, compute type or GPU size says the rule is about it).
+
+    ``applies`` is asked only when some check fails or cannot decide: a resource that passes
+    every check passes whatever the answer would be, so an unknown kind or size must not make it
+    undetermined. When it is asked, an unknown answer leaves the resource undetermined and hides
+    the failures, which may not concern it; a False one passes it.
+    """
+    found: list[Violation] = []
+    unknown: UnknownValueError | None = None
+    try:
+        found.extend(every_gap(*checks))
+    except UnknownValueError as exc:
+        unknown = exc
+    if (found or unknown is not None) and applies():
+        yield from found
+        if unknown is not None:
+            raise unknown
+
+
+def either(*conditions: Callable[[], bool]) -> bool:
+    """Whether any of ``conditions`` holds, in three-valued logic: True as soon as one is known to
+    hold, even if another is unknown; False when every one is known not to; otherwise the first
+    unknown raises. A resource in a subnet passes whether or not its workspace's network is known."""
+    unknown: UnknownValueError | None = None
+    for condition in conditions:
+        try:
+            if condition():
+                return True
+        except UnknownValueError as exc:
+            unknown = unknown or exc
+    if unknown is not None:
+        raise unknown
+    return False
+
+
 def known_number(value: Any, path: str) -> Any:
     """A count or size the rule compares: a number, or None when absent. Anything else (the
     string ``"2"``, which ARM passes to the resource provider as it is, or an object) is not
@@ -94,6 +131,12 @@ def is_public(resource: Resource, path: str = "properties.publicNetworkAccess") 
     if isinstance(value, Unknown):
         return value
     return not same_text(value, "Disabled")
+
+
+def is_project(workspace: Resource) -> bool:
+    """A Foundry project workspace (kind ``Project``), which its hub's settings govern; an unknown
+    kind raises (a rule asks only when the answer matters: see `judged_if`)."""
+    return same_text(workspace.body.get("kind", ""), "Project")
 
 
 def pool_is_gpu(pool: Resource, ctx: CheckContext) -> bool:
@@ -129,10 +172,31 @@ def compute_region(compute: Resource, ctx: CheckContext) -> Any:
 
 def network_open(resource: Resource, acl_path: str = "properties.networkAcls.defaultAction") -> bool:
     """Reachable from the internet: ``publicNetworkAccess`` is not ``Disabled`` (absent means
-    Enabled) and the network ACL's default action is not ``Deny`` (absent means Allow)."""
-    if not known(is_public(resource)):
-        return False
-    return not same_text(resource.get(acl_path, "Allow"), "Deny")
+    Enabled) and the network ACL's default action is not ``Deny`` (absent means Allow). Either
+    closing settles it, whether or not the other is known."""
+    return not either(
+        lambda: not known(is_public(resource)),
+        lambda: same_text(resource.get(acl_path, "Allow"), "Deny"),
+    )
+
+
+def unlinked(ctx: CheckContext, referrer_type: str, *paths: str) -> Unknown | None:
+    """Why a resource that nothing of ``referrer_type`` is known to name may still be named: a
+    resource of that type whose reference at one of ``paths`` is not known before deploy (a
+    private endpoint's private link service, an autoscale setting's target)."""
+    for referrer in ctx.inventory.of_type(referrer_type):
+        if ctx.inventory.get(referrer.id) is None:  # a conditional resource, while hidden
+            continue
+        for path in paths:
+            if isinstance(referrer.get(path), Unknown):
+                return Unknown(f"{path} of '{referrer.name}' is not known before deploy: it may name this resource")
+    return None
+
+
+PRIVATE_LINK_PATHS = (
+    "properties.privateLinkServiceConnections.0.properties.privateLinkServiceId",
+    "properties.manualPrivateLinkServiceConnections.0.properties.privateLinkServiceId",
+)
 
 
 def identity_kinds(resource: Resource) -> set[str]:
@@ -160,17 +224,37 @@ def measured_deployment(deployment: Resource, ctx: CheckContext) -> DeploymentUs
 def has_tag(resource: Resource, ctx: CheckContext, key_option: str, values_option: str) -> bool:
     """Whether the resource, or a parent, carries the tag the rule's options name (values compare
     case-insensitively; an empty value list accepts any value). AML schedules have no ARM
-    ``tags``: their own are ``properties.tags``."""
+    ``tags``: their own are ``properties.tags``. Tags, or the tag's value, not known before
+    deploy leave the answer unknown unless a known tag already says yes."""
     key = str(ctx.options.get(key_option, "")).lower()
     values = {str(v).lower() for v in ctx.options.get(values_option, [])}
+    unknown: Unknown | None = None
     current: Resource | None = resource
     while current is not None:
-        own = current.get("properties.tags") if current.type_key == T.ML_SCHEDULE.lower() else None
-        for tag, value in (*current.tags.items(), *(own.items() if isinstance(own, dict) else ())):
-            if tag.lower() == key and (not values or str(value).lower() in values):
-                return True
+        for tags in _tag_sets(current):
+            if isinstance(tags, Unknown):
+                unknown = unknown or tags
+                continue
+            for tag, value in tags.items():
+                if tag.lower() != key:
+                    continue
+                if isinstance(value, Unknown):
+                    unknown = unknown or value
+                elif not values or str(value).lower() in values:
+                    return True
         current = ctx.inventory.parent(current)
+    if unknown is not None:
+        raise UnknownValueError(unknown)
     return False
+
+
+def _tag_sets(resource: Resource) -> list[Any]:
+    """A resource's tag objects (or Unknown ones): ARM ``tags``, and an AML schedule's own
+    ``properties.tags``."""
+    found = [resource.body.get("tags")]
+    if resource.type_key == T.ML_SCHEDULE.lower():
+        found.append(resource.get("properties.tags"))
+    return [t for t in found if isinstance(t, (dict, Unknown))]
 
 
 # Container Apps workload profile types with GPUs: serverless (Consumption-GPU-NC8as-T4, ...)
@@ -280,9 +364,15 @@ def account_connections(account: Resource, ctx: CheckContext) -> list[Resource]:
     return found
 
 
-def served_search(account: Resource, ctx: CheckContext) -> tuple[list[Resource], Unknown | None]:
+def served_search(
+    account: Resource, ctx: CheckContext
+) -> tuple[list[Resource], list[tuple[Resource, Unknown]], Unknown | None]:
     """The AI Search services whose data an account's models are given, through explicit
-    connections only, and the first reason some connection's Search service cannot be known."""
+    connections only, and the first reason some connection's Search service cannot be known.
+
+    Also the services they may be given, each with why: those of a workspace (hub) whose
+    connection to an account is not known before deploy (it may be this account).
+    """
     services: list[Resource] = []
     unknown: Unknown | None = None
     for connection in account_connections(account, ctx):
@@ -291,35 +381,66 @@ def served_search(account: Resource, ctx: CheckContext) -> tuple[list[Resource],
             unknown = unknown or search
         elif search is not None and search not in services:
             services.append(search)
-    return services, unknown
+    maybe: list[tuple[Resource, Unknown]] = []
+    for workspace in ctx.inventory.of_type(T.WORKSPACE):
+        links = ctx.inventory.children(workspace, T.WORKSPACE_CONNECTION)
+        doubt = next((a for a in (connection_account(link, ctx) for link in links) if isinstance(a, Unknown)), None)
+        if doubt is None:
+            continue
+        for link in links:
+            search = connection_search(link, ctx)
+            if isinstance(search, Resource) and search not in services:
+                maybe.append((search, doubt))
+    return services, maybe, unknown
 
 
-def serving_accounts(search: Resource, ctx: CheckContext) -> tuple[list[Resource], Unknown | None]:
+def serving_accounts(
+    search: Resource, ctx: CheckContext
+) -> tuple[list[Resource], list[tuple[Resource, Unknown]], Unknown | None]:
     """The AI services accounts whose models a Search service's data is given to, through explicit
     connections only: an account's or its projects' connection to the service, or a workspace that
-    connects both to the service and to the account. The Unknown is the first reason a connection
-    that may reach this service cannot be followed to its account."""
+    connects both to the service and to the account.
+
+    Also the accounts that may be given it, each with why: the owners of a connection whose
+    Search service is not known before deploy (it may be this one). The Unknown is the first
+    reason a connection that may reach this service cannot be followed to its accounts.
+    """
     accounts: list[Resource] = []
+    maybe: list[tuple[Resource, Unknown]] = []
     unknown: Unknown | None = None
     for connection in ctx.inventory.of_type(*CONNECTION_TYPES):
         if ctx.inventory.get(connection.id) is None:  # a conditional connection, while hidden
             continue
-        if connection_search(connection, ctx) is not search:
+        named = connection_search(connection, ctx)
+        if named is not search and not isinstance(named, Unknown):
             continue
-        owner = ctx.inventory.parent(connection)
-        if connection.type_key == T.PROJECT_CONNECTION.lower() and owner is not None:
-            owner = ctx.inventory.parent(owner)
-        if owner is None:
-            reason = f"the owner of connection '{connection.name}' is not among the scanned resources"
-            unknown = unknown or Unknown(reason)
-            continue
-        found: list[Resource] = [owner] if owner.type_key == T.COGNITIVE_ACCOUNT.lower() else []
-        if owner.type_key == T.WORKSPACE.lower():
-            for link in ctx.inventory.children(owner, T.WORKSPACE_CONNECTION):
-                account = connection_account(link, ctx)
-                if isinstance(account, Unknown):
-                    unknown = unknown or account
-                elif account is not None:
-                    found.append(account)
-        accounts += [a for a in found if a not in accounts]
-    return accounts, unknown
+        owners, why = _connection_accounts(connection, ctx)
+        unknown = unknown or why
+        if isinstance(named, Unknown):
+            maybe += [(a, named) for a in owners]
+        else:
+            accounts += [a for a in owners if a not in accounts]
+    return accounts, maybe, unknown
+
+
+def _connection_accounts(connection: Resource, ctx: CheckContext) -> tuple[list[Resource], Unknown | None]:
+    """The AI services accounts a connection gives data to: its owner account (a project's
+    account), or every account its owning workspace (hub) connects to; and why some cannot be
+    known (the owner, or a hub's link to an account, is not among the scanned resources)."""
+    owner = ctx.inventory.parent(connection)
+    if connection.type_key == T.PROJECT_CONNECTION.lower() and owner is not None:
+        owner = ctx.inventory.parent(owner)
+    if owner is None:
+        return [], Unknown(f"the owner of connection '{connection.name}' is not among the scanned resources")
+    if owner.type_key == T.COGNITIVE_ACCOUNT.lower():
+        return [owner], None
+    found: list[Resource] = []
+    unknown: Unknown | None = None
+    if owner.type_key == T.WORKSPACE.lower():
+        for link in ctx.inventory.children(owner, T.WORKSPACE_CONNECTION):
+            account = connection_account(link, ctx)
+            if isinstance(account, Unknown):
+                unknown = unknown or account
+            elif account is not None:
+                found.append(account)
+    return found, unknown

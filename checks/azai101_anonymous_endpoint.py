@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 from checks._common import (
@@ -10,16 +11,19 @@ from checks._common import (
     CHECKOV,
     PSRULE,
     WAF_AI,
+    either,
     gpu_profile,
     has_tag,
     is_public,
+    judged_if,
+    known_list,
     rule_page,
     same_text,
 )
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
-from scanner.model.unknown import Unknown, known
+from scanner.model.unknown import Unknown, UnknownValueError, known
 
 
 @rule(
@@ -163,7 +167,10 @@ def anonymous_endpoint(resource: Resource, ctx: CheckContext) -> Iterator[Violat
 
     The auth mode, `disableLocalAuth` or ingress setting is unknown before deploy (a Terraform
     value known only after apply, or an ARM expression that needs the deployment), or an online
-    or serverless endpoint declares no `authMode` at all.
+    or serverless endpoint declares no `authMode` at all. A Container App with external ingress
+    and no authentication configuration whose environment id, workload profile or marker tags
+    are unknown before deploy, or whose environment is not among the scanned resources, unless
+    something known already marks it as serving models.
 
     ## Options
 
@@ -190,17 +197,7 @@ def anonymous_endpoint(resource: Resource, ctx: CheckContext) -> Iterator[Violat
             )
         return
     if resource.type_key == T.CONTAINER_APP.lower():
-        if not _serves_models(resource, ctx):
-            return
-        external = known(resource.get("properties.configuration.ingress.external"))
-        if external is True and not _has_auth_config(resource, ctx):
-            yield Violation(
-                f"Container App '{resource.name}' has external ingress and no authentication configuration",
-                "properties.configuration.ingress.external",
-                True,
-                "an authConfigs resource with platform.enabled true, or internal ingress",
-                Severity.CRITICAL,
-            )
+        yield from judged_if(lambda: _serves_models(resource, ctx), _anonymous_ingress(resource, ctx))
         return
     mode = resource.get("properties.authMode")
     if mode is None:
@@ -232,23 +229,61 @@ def _kind(resource: Resource) -> str:
     return kind if isinstance(kind, str) else "Cognitive Services"
 
 
+def _anonymous_ingress(app: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """External ingress without platform authentication, whether or not the app serves models.
+    An auth configuration and internal ingress each settle it alone."""
+    if either(
+        lambda: _has_auth_config(app, ctx),
+        lambda: known(app.get("properties.configuration.ingress.external")) is not True,
+    ):
+        return
+    yield Violation(
+        f"Container App '{app.name}' has external ingress and no authentication configuration",
+        "properties.configuration.ingress.external",
+        True,
+        "an authConfigs resource with platform.enabled true, or internal ingress",
+        Severity.CRITICAL,
+    )
+
+
 def _serves_models(app: Resource, ctx: CheckContext) -> bool:
     """Whether a Container App is an inference endpoint: it runs on a GPU workload profile, or
-    it or its environment carries the AI workload marker (or the option says every app is)."""
-    if ctx.options.get("all_container_apps", False) or has_tag(app, ctx, "marker_tag", "marker_values"):
+    it or its environment carries the AI workload marker (or the option says every app is).
+    Asked only of an app that would fail: an environment, profile or tags not known before
+    deploy, or an environment that is not among the scanned resources, leave it unknown unless
+    something known already says yes."""
+    if ctx.options.get("all_container_apps", False):
         return True
-    # an environment id not known before deploy leaves the app to its own tags
-    references = (app.get("properties.managedEnvironmentId"), app.get("properties.environmentId"))
-    environment = next((ctx.inventory.get(r) for r in references if isinstance(r, str)), None)
+    return either(
+        lambda: has_tag(app, ctx, "marker_tag", "marker_values"),
+        lambda: _environment_serves_models(app, ctx),
+    )
+
+
+def _environment_serves_models(app: Resource, ctx: CheckContext) -> bool:
+    reference = next(
+        (r for r in (app.get("properties.managedEnvironmentId"), app.get("properties.environmentId")) if r is not None),
+        None,
+    )
+    if reference is None:
+        return False
+    environment = ctx.inventory.get(known(reference))
     if environment is None:
+        raise UnknownValueError(Unknown("the app's environment is not among the scanned resources"))
+    return either(
+        lambda: has_tag(environment, ctx, "marker_tag", "marker_values"),
+        lambda: _on_gpu_profile(app, environment),
+    )
+
+
+def _on_gpu_profile(app: Resource, environment: Resource) -> bool:
+    """The app's workload profile is one of its environment's GPU profiles."""
+    profile = known(app.get("properties.workloadProfileName"))
+    profiles = known_list(environment.get("properties.workloadProfiles"), "properties.workloadProfiles")
+    if not isinstance(profile, str) or not profiles:
         return False
-    if has_tag(environment, ctx, "marker_tag", "marker_values"):
-        return True
-    profile = app.get("properties.workloadProfileName")
-    profiles = environment.get("properties.workloadProfiles")
-    if not isinstance(profile, str) or not isinstance(profiles, list):
-        return False
-    return any(gpu_profile(p) and str(p.get("name", "")).lower() == profile.lower() for p in profiles)
+    named = [p for p in profiles if isinstance(p, dict) and same_text(p.get("name", ""), profile)]
+    return either(*[functools.partial(gpu_profile, p) for p in named])
 
 
 def _has_auth_config(app: Resource, ctx: CheckContext) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import APRL, CHECKOV, WAF_AI, cluster_name, pool_is_gpu, pool_mode, rule_page
+from checks._common import APRL, CHECKOV, WAF_AI, cluster_name, judged_if, pool_is_gpu, pool_mode, rule_page
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
@@ -107,8 +107,9 @@ def shared_gpu_pool(resource: Resource, ctx: CheckContext) -> Iterator[Violation
 
     ## Undetermined when
 
-    The pool's VM size, mode or taints are unknown before deploy, or a cluster's whole
-    `agentPoolProfiles` list is (so its pools cannot be read at all).
+    The pool's mode or taints are unknown before deploy, or its VM size is and the pool is not
+    isolated (a User pool with a NoSchedule or NoExecute taint passes whatever its size), or a
+    cluster's whole `agentPoolProfiles` list is (so its pools cannot be read at all).
 
     ## Why
 
@@ -120,11 +121,15 @@ def shared_gpu_pool(resource: Resource, ctx: CheckContext) -> Iterator[Violation
     if resource.type_key == T.MANAGED_CLUSTER.lower():
         known(resource.get("properties.agentPoolProfiles"))
         return
-    if not pool_is_gpu(resource, ctx):
-        return
-    size = resource.get("properties.vmSize")
-    where = f"GPU pool '{resource.name.rsplit('/', 1)[-1]}' ({size}) in cluster '{cluster_name(resource)}'"
-    if pool_mode(resource) == "system":
+    yield from judged_if(lambda: pool_is_gpu(resource, ctx), _shared(resource))
+
+
+def _shared(pool: Resource) -> Iterator[Violation]:
+    """How other pods can reach the pool's nodes, whatever its size: asked of every pool, so
+    that one that is isolated passes whether or not its size is known to carry GPUs."""
+    size = pool.get("properties.vmSize")
+    where = f"GPU pool '{pool.name.rsplit('/', 1)[-1]}' ({size}) in cluster '{cluster_name(pool)}'"
+    if pool_mode(pool) == "system":
         yield Violation(
             f"{where} is a System pool, so system pods share its GPU nodes",
             "properties.mode",
@@ -132,7 +137,7 @@ def shared_gpu_pool(resource: Resource, ctx: CheckContext) -> Iterator[Violation
             "User",
         )
         return
-    taints = known(resource.get("properties.nodeTaints"))
+    taints = known(pool.get("properties.nodeTaints"))
     effects = [_effect(known(t)) for t in taints] if isinstance(taints, list) else []
     if not any(e in ISOLATING_EFFECTS for e in effects):
         yield Violation(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import AZQR, AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, rule_page, same_text
+from checks._common import AZQR, AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, is_project, judged_if, rule_page
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.engine.setting_checks import require
 from scanner.model import azure_types as T
@@ -127,15 +127,18 @@ def workspace_public_access(resource: Resource, ctx: CheckContext) -> Iterator[V
 
     ## Undetermined when
 
-    Either property is unknown before deploy.
+    Either property is unknown before deploy, or the workspace's `kind` is and it fails (a
+    workspace that passes does so whatever its kind).
 
     ## Why
 
     The workspace is the control plane for data, models, compute and endpoints. A public
     workspace endpoint exposes all of it to credential stuffing and token theft from anywhere.
     """
-    if same_text(resource.body.get("kind", ""), "Project"):
-        return
+    yield from judged_if(lambda: not is_project(resource), _public_access(resource))
+
+
+def _public_access(resource: Resource) -> Iterator[Violation]:
     if known(resource.get("properties.allowPublicAccessWhenBehindVnet")) is True:
         yield Violation(
             f"Workspace '{resource.name}' allows public access when behind a virtual network",

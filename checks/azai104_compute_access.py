@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, every_gap, rule_page, same_text
+from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, either, every_gap, judged_if, rule_page, same_text
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource, get_path
-from scanner.model.unknown import Unknown, known
+from scanner.model.unknown import Unknown, UnknownValueError, known
 
 
 @rule(
@@ -141,8 +141,11 @@ def compute_access(resource: Resource, ctx: CheckContext) -> Iterator[Violation]
 
     ## Undetermined when
 
-    `disableLocalAuth`, `enableNodePublicIp`, whether a subnet is set at all, or the workspace's
-    isolation mode is unknown before deploy; a failure of another setting is still reported.
+    `disableLocalAuth` or `enableNodePublicIp` is unknown before deploy; neither a subnet nor a
+    workspace managed network is known to be there, and whether a subnet is set at all, or the
+    workspace's isolation mode, is unknown, or the workspace is not among the scanned resources;
+    or the compute type is unknown and a setting of clusters and instances fails. A failure of
+    another setting is still reported.
 
     ## Why
 
@@ -152,7 +155,14 @@ def compute_access(resource: Resource, ctx: CheckContext) -> Iterator[Violation]
     of a route, has to keep closed; with `enableNodePublicIp: false` (a "no public IP" compute)
     the nodes are reachable only privately.
     """
-    yield from every_gap(_local_auth(resource), _outside_network(resource, ctx), _public_node_ips(resource))
+    yield from every_gap(
+        _local_auth(resource),
+        judged_if(
+            lambda: same_text(known(resource.get("properties.computeType")), "AmlCompute", "ComputeInstance"),
+            _outside_network(resource, ctx),
+            _public_node_ips(resource),
+        ),
+    )
 
 
 def _local_auth(compute: Resource) -> Iterator[Violation]:
@@ -166,17 +176,7 @@ def _local_auth(compute: Resource) -> Iterator[Violation]:
 
 
 def _outside_network(compute: Resource, ctx: CheckContext) -> Iterator[Violation]:
-    if not same_text(known(compute.get("properties.computeType")), "AmlCompute", "ComputeInstance"):
-        return
-    subnet = known(compute.get("properties.properties.subnet"))
-    subnet_id = get_path(subnet, "id")
-    if isinstance(subnet_id, Unknown) and subnet_id.may_be_null:
-        known(subnet_id)  # if(c, id, null()): whether it is set at all is not known
-    if subnet_id is not None:  # set, even to an id known only at deploy
-        return
-    workspace = ctx.inventory.parent(compute)
-    mode = known(workspace.get("properties.managedNetwork.isolationMode")) if workspace is not None else None
-    if isinstance(mode, str) and not same_text(mode, "Disabled"):
+    if either(lambda: _in_subnet(compute), lambda: _managed_network(compute, ctx)):
         return
     yield Violation(
         f"AML compute '{compute.name}' is not in a virtual network (no subnet and no workspace managed network)",
@@ -186,9 +186,26 @@ def _outside_network(compute: Resource, ctx: CheckContext) -> Iterator[Violation
     )
 
 
+def _in_subnet(compute: Resource) -> bool:
+    """A subnet id is set, even to one known only at deploy; one set only under a condition
+    nobody knows (``if(c, id, null())``) may not be set at all."""
+    subnet_id = get_path(known(compute.get("properties.properties.subnet")), "id")
+    if isinstance(subnet_id, Unknown) and subnet_id.may_be_null:
+        known(subnet_id)
+    return subnet_id is not None
+
+
+def _managed_network(compute: Resource, ctx: CheckContext) -> bool:
+    """The compute's workspace isolates its network; a workspace that was not scanned cannot be
+    said to have no managed network."""
+    workspace = ctx.inventory.parent(compute)
+    if workspace is None:
+        raise UnknownValueError(Unknown("the compute's workspace is not among the scanned resources"))
+    mode = known(workspace.get("properties.managedNetwork.isolationMode"))
+    return isinstance(mode, str) and not same_text(mode, "Disabled")
+
+
 def _public_node_ips(compute: Resource) -> Iterator[Violation]:
-    if not same_text(known(compute.get("properties.computeType")), "AmlCompute", "ComputeInstance"):
-        return
     value = known(compute.get("properties.properties.enableNodePublicIp"))
     if value is True:
         yield Violation(

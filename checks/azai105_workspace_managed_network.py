@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import AZURE_POLICY, CHECKOV, WAF_AI, rule_page, same_text
+from checks._common import AZURE_POLICY, CHECKOV, WAF_AI, is_project, judged_if, rule_page, same_text
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
@@ -95,7 +95,8 @@ def workspace_managed_network(resource: Resource, ctx: CheckContext) -> Iterator
 
     ## Undetermined when
 
-    The isolation mode is unknown before deploy.
+    The isolation mode is unknown before deploy, or the workspace's `kind` is and it fails (a
+    workspace that passes does so whatever its kind).
 
     ## Options
 
@@ -106,8 +107,10 @@ def workspace_managed_network(resource: Resource, ctx: CheckContext) -> Iterator
     Without a managed network, training jobs and endpoints reach the internet freely, so data
     and model weights can leave through any package mirror or pastebin.
     """
-    if same_text(resource.body.get("kind", ""), "Project"):
-        return
+    yield from judged_if(lambda: not is_project(resource), _isolation(resource, ctx))
+
+
+def _isolation(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     mode = known(resource.get("properties.managedNetwork.isolationMode"))
     strict = bool(ctx.options.get("require_approved_outbound", False))
     allowed = ("AllowOnlyApprovedOutbound",) if strict else ("AllowOnlyApprovedOutbound", "AllowInternetOutbound")

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import AZURE_POLICY, CHECKOV, WAF_AI, every_gap, known_list, rule_page, same_text
+from checks._common import (
+    AZURE_POLICY,
+    CHECKOV,
+    WAF_AI,
+    either,
+    every_gap,
+    is_project,
+    judged_if,
+    known_list,
+    rule_page,
+    same_text,
+)
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
@@ -119,8 +130,9 @@ from scanner.model.unknown import known
             "With the option required. Checkov (Terraform only) passes an account only when an "
             "azurerm_cognitive_account_customer_managed_key resource connects it to a key (bridgecrewio/checkov "
             "checkov/terraform/checks/graph_checks/azure/CognitiveServicesCustomerManagedKey.yaml@03d5fdad), while "
-            "azai reads encryption.keySource, which azurerm sets from the account's own customer_managed_key block, "
-            "so each fails an account keyed only the other way.",
+            "azai reads encryption.keySource, which azurerm sets from the account's customer_managed_key block or "
+            "from that resource (merged into its account), so azai passes both, and Checkov fails an account keyed "
+            "by its own block.",
         ),
     ),
 )
@@ -160,7 +172,8 @@ def customer_managed_key(resource: Resource, ctx: CheckContext) -> Iterator[Viol
 
     ## Undetermined when
 
-    The encryption settings or the HBI flag are unknown before deploy; with the option
+    The encryption settings are unknown before deploy, or the HBI flag is and the workspace has
+    no customer-managed key; the workspace's `kind` is unknown and it fails; with the option
     `owned_storage` set, also an account's `userOwnedStorage`.
 
     ## Options
@@ -180,23 +193,31 @@ def customer_managed_key(resource: Resource, ctx: CheckContext) -> Iterator[Viol
     required = bool(ctx.options.get("required", False))
     owned_storage = bool(ctx.options.get("owned_storage", False))
     if resource.type_key == T.WORKSPACE.lower():
-        if same_text(resource.body.get("kind", ""), "Project"):
-            return
-        hbi = known(resource.get("properties.hbiWorkspace")) is True
-        if not (required or hbi) or same_text(known(resource.get("properties.encryption.status", "")), "Enabled"):
-            return
-        reason = "a high-business-impact workspace" if hbi else "required by configuration"
-        yield Violation(
-            f"Workspace '{resource.name}' has no customer-managed key ({reason})",
-            "properties.encryption.status",
-            resource.get("properties.encryption.status"),
-            "Enabled, with keyVaultProperties",
-        )
+        yield from judged_if(lambda: not is_project(resource), _workspace_key(resource, required))
         return
     checks = [_account_key(resource)] if required else []
     if owned_storage:
         checks.append(_owned_storage(resource))
     yield from every_gap(*checks)
+
+
+def _workspace_key(workspace: Resource, required: bool) -> Iterator[Violation]:
+    """A workspace without a customer-managed key where one is needed. Either answer settles it: a
+    workspace with a key passes whether or not it is high-business-impact, and one that needs
+    none passes whatever its encryption."""
+    if either(
+        lambda: same_text(known(workspace.get("properties.encryption.status", "")), "Enabled"),
+        lambda: not required and known(workspace.get("properties.hbiWorkspace")) is not True,
+    ):
+        return
+    hbi = workspace.get("properties.hbiWorkspace") is True
+    reason = "a high-business-impact workspace" if hbi else "required by configuration"
+    yield Violation(
+        f"Workspace '{workspace.name}' has no customer-managed key ({reason})",
+        "properties.encryption.status",
+        workspace.get("properties.encryption.status"),
+        "Enabled, with keyVaultProperties",
+    )
 
 
 def _account_key(account: Resource) -> Iterator[Violation]:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, network_open, rule_page
+from checks._common import AZURE_POLICY, CHECKOV, PRIVATE_LINK_PATHS, PSRULE, WAF_AI, network_open, rule_page, unlinked
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
+from scanner.model.unknown import known
 
 
 @rule(
@@ -176,6 +177,9 @@ def ai_account_network(resource: Resource, ctx: CheckContext) -> Iterator[Violat
             "Disabled, or networkAcls.defaultAction Deny",
         )
     elif not ctx.inventory.has_private_endpoint(resource):
+        doubt = unlinked(ctx, T.PRIVATE_ENDPOINT, *PRIVATE_LINK_PATHS)
+        if doubt is not None:
+            known(doubt)
         yield Violation(
             f"Account '{resource.name}' has no private endpoint",
             "properties.privateEndpointConnections",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import CHECKOV, WAF_AI, rule_page, same_text
+from checks._common import CHECKOV, WAF_AI, judged_if, rule_page, same_text
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.engine.setting_checks import require
 from scanner.model import azure_types as T
@@ -84,19 +84,19 @@ def openai_outbound(resource: Resource, ctx: CheckContext) -> Iterator[Violation
 
     ## Undetermined when
 
-    The kind or the restriction flag is unknown before deploy.
+    The restriction flag is unknown before deploy, or the kind is and the account is not
+    restricted (a restricted account passes whatever its kind).
 
     ## Why
 
     Azure OpenAI fetches from the destinations a prompt or an "on your data" configuration
     names. Without an allow-list, a prompt injection can send data anywhere.
     """
-    if not same_text(known(resource.body.get("kind", "")), *T.OPENAI_KINDS):
-        return
-    yield from require(
+    restricted = require(
         resource,
         "properties.restrictOutboundNetworkAccess",
         True,
         message=f"Account '{resource.name}' does not restrict outbound network access",
         expected="true, with allowedFqdnList",
     )
+    yield from judged_if(lambda: same_text(known(resource.body.get("kind", "")), *T.OPENAI_KINDS), restricted)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 from checks._common import (
@@ -9,7 +10,9 @@ from checks._common import (
     CHECKOV,
     PSRULE,
     WAF_AI,
+    either,
     every_gap,
+    is_project,
     is_public,
     rule_page,
     same_text,
@@ -36,9 +39,10 @@ from scanner.model.unknown import known
     ),
     remediation=Remediation(
         terraform=(
-            "azurerm_storage_account: allow_nested_items_to_be_public = false, shared_access_key_enabled = false "
-            '(and the workspace\'s system_datastores_auth_mode = "identity"); public_network_access_enabled = '
-            "false for HBI workspaces."
+            "azurerm_storage_account: allow_nested_items_to_be_public = false, shared_access_key_enabled = false; "
+            "public_network_access_enabled = false for HBI workspaces. azurerm cannot set the workspace's "
+            "systemDatastoresAuthMode: add an azapi_update_resource with body { properties = { "
+            'systemDatastoresAuthMode = "identity" } }.'
         ),
         bicep="properties: { allowBlobPublicAccess: false, allowSharedKeyAccess: false } and the workspace's "
         "systemDatastoresAuthMode: 'identity'",
@@ -53,6 +57,17 @@ from scanner.model.unknown import known
             resource "azurerm_machine_learning_workspace" "ws" {
               # ...
               storage_account_id = azurerm_storage_account.ml.id
+            }
+
+            # azurerm has no argument for it: patch the workspace with azapi.
+            resource "azapi_update_resource" "ws_datastores" {
+              type        = "Microsoft.MachineLearningServices/workspaces@2024-04-01"
+              resource_id = azurerm_machine_learning_workspace.ws.id
+              body = {
+                properties = {
+                  systemDatastoresAuthMode = "identity"
+                }
+              }
             }
         """,
         bicep_code="""\
@@ -165,29 +180,38 @@ def workspace_storage_access(resource: Resource, ctx: CheckContext) -> Iterator[
     - for a high-business-impact workspace (`hbiWorkspace` true), `publicNetworkAccess` not
       `Disabled` (**high**; Checkov CKV2_AZURE_50).
 
-    And a workspace (of any kind but `Project`: `Default`, `Hub`, `FeatureStore`) whose
-    `properties.systemDatastoresAuthMode` is `accessKey` (**medium**): its system datastores
-    reach the storage with the account key, so the storage cannot turn shared keys off without
-    breaking the workspace. `UserDelegationSAS` passes: a user delegation SAS is signed with
-    Microsoft Entra credentials, not the account key, and keeps working with shared keys off. A
-    `Project` workspace uses its hub's storage and datastores, so its hub is the one judged.
+    And a workspace whose system datastores reach its storage with the account key (**medium**),
+    so the storage cannot turn shared keys off without breaking the workspace:
 
-    An absent `systemDatastoresAuthMode` means `accessKey` too (the service's default: "an Azure
-    Machine Learning workspace defaults to use of a shared key to access its default Azure
-    Storage account"), but is not reported yet: azurerm's `azurerm_machine_learning_workspace`
-    and `azurerm_ai_foundry` cannot set the property (only an `azapi_update_resource` can), so
-    every workspace written with them would fail. Its storage account's `allowSharedKeyAccess`
-    finding above still names the shared keys.
+    - `properties.systemDatastoresAuthMode` `accessKey`, on a workspace of any kind but
+      `Project` (`Default`, `Hub`, `FeatureStore`);
+    - `systemDatastoresAuthMode` absent on a `Default` workspace (an absent `kind` is `Default`)
+      or a `Hub`: absent is `accessKey`, the service's default. "An Azure Machine Learning
+      workspace defaults to use of a shared key to access its default Azure Storage account"
+      ([Learn](https://learn.microsoft.com/azure/machine-learning/how-to-disable-local-auth-storage)),
+      and "an Azure AI Foundry hub defaults to using a shared key to access its default Azure
+      Storage account"
+      ([Learn](https://learn.microsoft.com/azure/ai-foundry/how-to/disable-local-auth), as of
+      2025-10-01). Microsoft documents no default for a `FeatureStore`, so an absent mode there
+      is not reported.
+
+    azurerm's `azurerm_machine_learning_workspace` and `azurerm_ai_foundry` have no argument for
+    the property, so a workspace written with them fails unless an `azapi_update_resource`
+    sets `systemDatastoresAuthMode = "identity"` on it (the remediation shows one).
+    `UserDelegationSAS` passes: a user delegation SAS is signed with Microsoft Entra
+    credentials, not the account key, and keeps working with shared keys off. A `Project`
+    workspace uses its hub's storage and datastores, so its hub is the one judged.
 
     ## What passes
 
     Workspace storage with blob public access off and shared keys disabled, workspaces with
-    `systemDatastoresAuthMode` `identity`, and storage accounts no workspace uses.
+    `systemDatastoresAuthMode` `identity` or `UserDelegationSAS`, `Project` workspaces, and
+    storage accounts no workspace uses.
 
     ## Undetermined when
 
-    A deciding property is unknown before deploy.
-    The other settings are still checked and their failures reported.
+    A deciding property is unknown before deploy: for a workspace, the auth mode, or its `kind`
+    when the mode would fail. The other settings are still checked and their failures reported.
 
     The rule also looks at each workspace, so that it never passes a storage account it could
     not see: a workspace whose storage account id is unknown before deploy, or names an account
@@ -214,6 +238,12 @@ def workspace_storage_access(resource: Resource, ctx: CheckContext) -> Iterator[
     )
 
 
+AUTH_MODE = "properties.systemDatastoresAuthMode"
+# The kinds whose system datastores use the account key when the mode is absent, as Microsoft
+# documents it (the rule's page cites where).
+KEY_BY_DEFAULT = ("Default", "Hub")
+
+
 def _anonymous_blobs(storage: Resource, names: str) -> Iterator[Violation]:
     return forbid(
         storage,
@@ -235,13 +265,21 @@ def _shared_keys(storage: Resource, names: str) -> Iterator[Violation]:
 
 
 def _public_hbi_storage(storage: Resource, workspaces: list[Resource], names: str) -> Iterator[Violation]:
-    if any(known(w.get("properties.hbiWorkspace")) is True for w in workspaces) and known(is_public(storage)):
-        yield Violation(
-            f"Storage account '{storage.name}' of high-business-impact workspace {names} allows public network access",
-            "properties.publicNetworkAccess",
-            storage.get("properties.publicNetworkAccess"),
-            "Disabled",
-        )
+    """Public storage of a high-business-impact workspace: private storage passes whatever the
+    workspaces' flags, and storage no such workspace uses passes whatever its network access."""
+    hbi = [functools.partial(_high_business_impact, w) for w in workspaces]
+    if either(lambda: not known(is_public(storage)), lambda: not either(*hbi)):
+        return
+    yield Violation(
+        f"Storage account '{storage.name}' of high-business-impact workspace {names} allows public network access",
+        "properties.publicNetworkAccess",
+        storage.get("properties.publicNetworkAccess"),
+        "Disabled",
+    )
+
+
+def _high_business_impact(workspace: Resource) -> bool:
+    return known(workspace.get("properties.hbiWorkspace")) is True
 
 
 def _storage_seen(workspace: Resource, ctx: CheckContext) -> Iterator[Violation]:
@@ -251,15 +289,27 @@ def _storage_seen(workspace: Resource, ctx: CheckContext) -> Iterator[Violation]
 
 
 def _datastore_keys(workspace: Resource) -> Iterator[Violation]:
-    if same_text(known(workspace.get("kind")), "Project"):
+    """The workspace reaches its storage with the account key. A project (its hub is judged) and a
+    mode that does not use the key each settle it alone, so neither is asked when the other
+    already passes the workspace."""
+    if either(lambda: is_project(workspace), lambda: not _uses_account_key(workspace)):
         return
-    mode = known(workspace.get("properties.systemDatastoresAuthMode"))
-    if same_text(mode, "accessKey"):
-        yield Violation(
-            f"Workspace '{workspace.name}' reaches its default storage with shared keys "
-            f"(systemDatastoresAuthMode is {mode})",
-            "properties.systemDatastoresAuthMode",
-            mode,
-            "identity",
-            Severity.MEDIUM,
-        )
+    mode = workspace.get(AUTH_MODE)
+    shown = mode if mode is not None else "absent, which means accessKey"
+    yield Violation(
+        f"Workspace '{workspace.name}' reaches its default storage with shared keys "
+        f"(systemDatastoresAuthMode is {shown})",
+        AUTH_MODE,
+        mode,
+        "identity",
+        Severity.MEDIUM,
+    )
+
+
+def _uses_account_key(workspace: Resource) -> bool:
+    """``accessKey``, or no mode on a kind whose documented default is ``accessKey`` (an absent
+    kind is ``Default``)."""
+    mode = known(workspace.get(AUTH_MODE))
+    if mode is not None:
+        return same_text(mode, "accessKey")
+    return same_text(known(workspace.body.get("kind")) or "Default", *KEY_BY_DEFAULT)

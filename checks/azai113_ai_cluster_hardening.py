@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
-from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, every_gap, pool_is_gpu, rule_page
+from checks._common import AZURE_POLICY, CHECKOV, PSRULE, WAF_AI, either, judged_if, pool_is_gpu, rule_page
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.engine.setting_checks import forbid, require
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
-from scanner.model.unknown import known
+from scanner.model.unknown import UnknownValueError, known
 
 
 @rule(
@@ -188,18 +189,21 @@ def ai_cluster_hardening(resource: Resource, ctx: CheckContext) -> Iterator[Viol
 
     ## Undetermined when
 
-    A pool size or a deciding property is unknown before deploy.
-    The other settings are still checked and their failures reported.
+    A deciding property is unknown before deploy (the other settings are still checked and their
+    failures reported); or the cluster fails a setting and whether it hosts AI workloads is not
+    known: a pool size, or the cluster's whole pool list (`agentPoolProfiles`), is unknown before
+    deploy, and no pool is known to have GPUs and no AML compute attaches it. A hardened cluster
+    passes whatever its pool sizes are (an unknown pool list still leaves its pools' public IPs
+    unknown).
 
     ## Why
 
     A local admin kubeconfig never expires and bypasses Entra; without a network policy any
     compromised pod can reach the model servers; public node IPs expose the nodes themselves.
     """
-    if not _hosts_ai(resource, ctx):
-        return
     name = f"AKS cluster '{resource.name}'"
-    yield from every_gap(
+    yield from judged_if(
+        lambda: _hosts_ai(resource, ctx),
         forbid(
             resource,
             "properties.aadProfile",
@@ -225,13 +229,38 @@ def ai_cluster_hardening(resource: Resource, ctx: CheckContext) -> Iterator[Viol
 
 
 def _hosts_ai(cluster: Resource, ctx: CheckContext) -> bool:
-    if any(pool_is_gpu(p, ctx) for p in ctx.inventory.cluster_pools(cluster)):
-        return True
-    return bool(ctx.inventory.referrers(cluster, T.COMPUTE, "properties.resourceId"))
+    """A GPU pool, or an AML compute attached to it. Asked only of a cluster that fails a setting;
+    pools whose sizes, or a pool list that, cannot be known before deploy leave it undetermined."""
+    pools = ctx.inventory.cluster_pools(cluster)
+    return either(
+        lambda: bool(ctx.inventory.referrers(cluster, T.COMPUTE, "properties.resourceId")),
+        *[functools.partial(pool_is_gpu, pool, ctx) for pool in pools],
+        lambda: _unseen_pools(cluster),
+    )
+
+
+def _unseen_pools(cluster: Resource) -> bool:
+    """False, or Unknown when the cluster's inline pool list is not known before deploy (its
+    pools then cannot be seen at all)."""
+    known(cluster.get("properties.agentPoolProfiles"))
+    return False
 
 
 def _public_nodes(cluster: Resource, ctx: CheckContext, name: str) -> Iterator[Violation]:
-    public = [p for p in ctx.inventory.cluster_pools(cluster) if known(p.get("properties.enableNodePublicIP")) is True]
+    """One finding naming every pool known to give its nodes public IPs; a pool whose setting is
+    unknown, or a pool list that is, matters only when no other pool is known to."""
+    public: list[Resource] = []
+    unknown: UnknownValueError | None = None
+    try:
+        _unseen_pools(cluster)
+    except UnknownValueError as exc:
+        unknown = exc
+    for pool in ctx.inventory.cluster_pools(cluster):
+        try:
+            if known(pool.get("properties.enableNodePublicIP")) is True:
+                public.append(pool)
+        except UnknownValueError as exc:
+            unknown = unknown or exc
     if public:
         pools = ", ".join(f"'{p.name.rsplit('/', 1)[-1]}'" for p in public)
         yield Violation(
@@ -240,3 +269,5 @@ def _public_nodes(cluster: Resource, ctx: CheckContext, name: str) -> Iterator[V
             True,
             "enableNodePublicIP false",
         )
+    elif unknown is not None:
+        raise unknown

@@ -10,7 +10,7 @@ from checks._common import AI_LZ_CHECKLIST, AZURE_POLICY, WAF_AI, every_gap, kno
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
-from scanner.model.unknown import UnknownValueError, known
+from scanner.model.unknown import Unknown, UnknownValueError, known
 
 # The content filter that turns filtering off, as a deployment's raiPolicyName or a policy's base.
 NIL = "Microsoft.Nil"
@@ -240,9 +240,11 @@ def content_filter(resource: Resource, ctx: CheckContext) -> Iterator[Violation]
 
     ## Undetermined when
 
-    `raiPolicyName`, `mode`, `basePolicyName`, the list of filters or a deciding field of one
-    filter is not known before deploy. The other filters are still checked and their failures
-    reported.
+    `raiPolicyName`, `mode` or the list of filters is not known before deploy; a deciding field
+    of one filter is, and that filter could add a kind of weakness no known filter already has;
+    `basePolicyName` is, and the filter does not list every category; or the base is
+    `Microsoft.Nil` and filters whose name or source is unknown could list every missing
+    category. The other filters are still checked and their failures reported.
 
     ## Why
 
@@ -329,21 +331,54 @@ class _Entry:
         return value.capitalize() if isinstance(value, str) else ""
 
     def shown(self) -> str:
-        source = self.source()
-        return f"{known(self.item.get('name'))} ({source.lower()}s)" if source else str(known(self.item.get("name")))
+        """How a finding names the entry; a source not known before deploy is left out (it only
+        labels the entry, which is weak whichever it is)."""
+        source = self.item.get("source")
+        name = known(self.item.get("name"))
+        return f"{name} ({source.lower()}s)" if isinstance(source, str) and source else str(name)
+
+    def threshold_field(self) -> str:
+        """``severityThreshold``, or ``allowedContentLevel``, the same setting in api-versions
+        before 2024-10-01."""
+        return "severityThreshold" if "severityThreshold" in self.item else "allowedContentLevel"
+
+    def may_block_only_high(self) -> bool:
+        threshold = self.item.get(self.threshold_field())
+        return isinstance(threshold, Unknown) or same_text(threshold, HIGH_THRESHOLD)
+
+    def kinds(self) -> set[str]:
+        """The kinds of weakness the entry could have, whatever its unknown fields turn out to be:
+        those its known fields do not rule out."""
+        try:
+            kinds_of_name = _weaknesses(self.name())
+        except UnknownValueError:
+            return {kind for kind, *_ in _KINDS}
+        if kinds_of_name is None:
+            return set()
+        off, annotates, threshold = kinds_of_name
+        enabled, blocking = self.item.get("enabled"), self.item.get("blocking")
+        kinds = {off} if enabled is False or isinstance(enabled, Unknown) else set()
+        if enabled is not False:
+            if blocking is False or isinstance(blocking, Unknown):
+                kinds.add(annotates)
+            if threshold is not None and blocking is not False and self.may_block_only_high():
+                kinds.add(threshold)
+        return kinds
 
 
 def _weak_entries(label: str, users: str, entries: list[_Entry]) -> Iterator[Violation]:
     """The harm categories and prompt shields that are off, only annotate, or block too little,
     one finding per kind. Each entry is read on its own, so an unknown one does not hide the
-    others' weaknesses: its Unknown is raised after them."""
+    others' weaknesses: its Unknown is raised after them, and only when it could add a kind
+    that no known entry already has."""
     found: dict[str, list[tuple[_Entry, str, Any]]] = {}
-    unknown: UnknownValueError | None = None
+    doubtful: list[tuple[_Entry, UnknownValueError]] = []
     for entry in entries:
         try:
             _judge(entry, found)
         except UnknownValueError as exc:
-            unknown = unknown or exc
+            doubtful.append((entry, exc))
+    unknown = next((exc for entry, exc in doubtful if not entry.kinds() <= set(found)), None)
     for kind, verb, severity, expected in _KINDS:
         hits = found.get(kind, [])
         if hits:
@@ -367,42 +402,64 @@ _KINDS = (
 def _judge(entry: _Entry, found: dict[str, list[tuple[_Entry, str, Any]]]) -> None:
     """Record the entry under the kind of weakness it has, if any: a harm category that is off
     or only annotates, or whose threshold is High; a prompt shield that is off or only annotates."""
-    name = entry.name()
-    if name in _HARM_KEYS:
-        off, annotates = "harm-off", "harm-annotate"
-    elif name in (_key(JAILBREAK), _key(INDIRECT_ATTACK)):
-        off = annotates = "jailbreak" if name == _key(JAILBREAK) else "indirect"
-    else:
+    kinds = _weaknesses(entry.name())
+    if kinds is None:
         return
-    enabled, blocking = known(entry.item.get("enabled")), known(entry.item.get("blocking"))
-    if enabled is False:
+    off, annotates, threshold_kind = kinds
+    enabled = known(entry.item.get("enabled"))
+    if enabled is False:  # off: whether it would block does not matter
         found.setdefault(off, []).append((entry, f"{entry.path}.enabled", enabled))
-    elif blocking is False:
+        return
+    blocking = known(entry.item.get("blocking"))
+    if blocking is False:
         found.setdefault(annotates, []).append((entry, f"{entry.path}.blocking", blocking))
-    elif name in _HARM_KEYS:
-        # allowedContentLevel is the same setting in api-versions before 2024-10-01.
-        field = "severityThreshold" if "severityThreshold" in entry.item else "allowedContentLevel"
+    elif threshold_kind is not None:
+        field = entry.threshold_field()
         threshold = known(entry.item.get(field))
         if same_text(threshold, HIGH_THRESHOLD):
-            found.setdefault("threshold", []).append((entry, f"{entry.path}.{field}", threshold))
+            found.setdefault(threshold_kind, []).append((entry, f"{entry.path}.{field}", threshold))
+
+
+def _weaknesses(name: str) -> tuple[str, str, str | None] | None:
+    """The kinds of weakness a filter of this name can have: when off, when only annotating, and
+    when its threshold is High (harm categories only); None for a filter the rule does not judge."""
+    if name in _HARM_KEYS:
+        return "harm-off", "harm-annotate", "threshold"
+    if name in (_key(JAILBREAK), _key(INDIRECT_ATTACK)):
+        kind = "jailbreak" if name == _key(JAILBREAK) else "indirect"
+        return kind, kind, None
+    return None
 
 
 def _nil_base(policy: Resource, label: str, users: str, entries: list[_Entry]) -> Iterator[Violation]:
-    """With base Microsoft.Nil, what the filter does not list is not filtered at all."""
-    base = known(policy.get("properties.basePolicyName"))
-    if not same_text(base, NIL):
-        return
-    listed = {(entry.name(), entry.source()) for entry in entries}
+    """With base Microsoft.Nil, what the filter does not list is not filtered at all. A filter that
+    lists everything passes whatever its base; an entry whose name or source is not known before
+    deploy may list one missing category, so it matters only when fewer are missing than such
+    entries could cover."""
+    listed: set[tuple[str, str]] = set()
+    unsure: list[UnknownValueError] = []
+    for entry in entries:
+        try:
+            listed.add((entry.name(), entry.source()))
+        except UnknownValueError as exc:
+            unsure.append(exc)
     missing = [f"{c} ({s.lower()}s)" for c in HARM_CATEGORIES for s in SOURCES if (_key(c), s) not in listed]
     if not any(name == _key(JAILBREAK) for name, _ in listed):
         missing.append(f"{JAILBREAK} (prompts)")
-    if missing:
-        yield Violation(
-            f"{label} is based on {NIL}, so what it does not list is not filtered: {', '.join(missing)}{users}",
-            "properties.basePolicyName",
-            base,
-            "Microsoft.DefaultV2, or every category listed",
-        )
+    if not missing:
+        return
+    base = known(policy.get("properties.basePolicyName"))
+    if not same_text(base, NIL):
+        return
+    if len(missing) <= len(unsure):
+        raise unsure[0]
+    maybe = f" (or all but {len(unsure)} of them: some entries are not known before deploy)" if unsure else ""
+    yield Violation(
+        f"{label} is based on {NIL}, so what it does not list is not filtered: {', '.join(missing)}{maybe}{users}",
+        "properties.basePolicyName",
+        base,
+        "Microsoft.DefaultV2, or every category listed",
+    )
 
 
 def _streaming(policy: Resource, label: str, users: str) -> Iterator[Violation]:

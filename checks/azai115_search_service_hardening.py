@@ -9,6 +9,7 @@ from checks._common import (
     CHECKOV,
     PSRULE,
     WAF_AI,
+    either,
     every_gap,
     identity_kinds,
     known_list,
@@ -254,7 +255,7 @@ def _public_access(resource: Resource, name: str) -> Iterator[Violation]:
 def _identity(resource: Resource, name: str) -> Iterator[Violation]:
     # A free service cannot have a managed identity (Basic tier or higher), so the gap is not
     # one its owner can close there; AZAI-404 reports the free tier itself.
-    if not identity_kinds(resource) and not same_text(known(resource.get("sku.name")), "free"):
+    if not either(lambda: bool(identity_kinds(resource)), lambda: same_text(known(resource.get("sku.name")), "free")):
         yield Violation(
             f"{name} has no managed identity",
             "identity.type",
@@ -268,9 +269,10 @@ def _cmk(resource: Resource, ctx: CheckContext, name: str) -> Iterator[Violation
     if not ctx.options.get("require_cmk_enforcement", True):
         return
     path = "properties.encryptionWithCmk.enforcement"
-    if same_text(known(resource.get(path)), "Enabled"):
-        return
-    if same_text(known(resource.get("sku.name")), "free"):
+    if either(
+        lambda: same_text(known(resource.get(path)), "Enabled"),
+        lambda: same_text(known(resource.get("sku.name")), "free"),
+    ):
         return
     yield from require(
         resource,

@@ -22,7 +22,10 @@ SECRET_AUTH_TYPES = frozenset(
 )
 # Microsoft Entra ID: the caller's token (AAD) or a managed identity, whose credentials are only
 # a client id and a resource id. None: no credential at all (a public target); nothing is stored.
-IDENTITY_AUTH_TYPES = frozenset({"aad", "managedidentity"})
+# AAD and managed identities authenticate without a stored secret; the 2026-03-01 API adds
+# AccountManagedIdentity and ProjectManagedIdentity (go-azure-sdk cognitive/2026-03-01
+# accountconnectionresource/constants.go, vendored in azurerm v4.81.0).
+IDENTITY_AUTH_TYPES = frozenset({"aad", "managedidentity", "accountmanagedidentity", "projectmanagedidentity"})
 NO_AUTH = "none"
 
 _KIND = {
@@ -48,8 +51,9 @@ _KIND = {
     remediation=Remediation(
         terraform=(
             'azapi_resource of type ".../connections": body.properties.authType = "AAD" (or "ManagedIdentity" '
-            "with credentials { clientId, resourceId }) and no key; azurerm_cognitive_account_connection / "
-            '_project_connection: auth_type = "AAD" without api_key, custom_keys or oauth2.'
+            "with credentials { clientId, resourceId }) and no key; azurerm: "
+            "azurerm_cognitive_account_connection_entra_id (or _account_managed_identity) instead of _api_key, "
+            "_account_key or _custom_keys."
         ),
         bicep="connections: properties: { authType: 'AAD', category: ..., target: ... } with no credentials",
         cli=(
@@ -128,9 +132,10 @@ def connection_key_auth(resource: Resource, ctx: CheckContext) -> Iterator[Viola
     `disableLocalAuth` (AZAI-101 and AZAI-108 read the account), and what a project reaches, it
     reaches through its connections, which this rule reads.
 
-    Terraform: azurerm has `azurerm_cognitive_account_connection` and
-    `azurerm_cognitive_account_project_connection` (their `auth_type` is read); it has no resource
-    for AML workspace connections, which are read from `azapi_resource`.
+    Terraform: azurerm 4.x has one resource type per authentication, and the type sets the
+    `authType`: `azurerm_cognitive_account_connection_api_key`, `_account_key` and
+    `_custom_keys` fail; `_entra_id` (`AAD`) and `_account_managed_identity` pass. No released
+    azurerm has project or AML workspace connections; read them from `azapi_resource`.
 
     ## Undetermined when
 

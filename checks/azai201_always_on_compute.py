@@ -13,6 +13,8 @@ from checks._common import (
     WAF_AI,
     cluster_name,
     compute_region,
+    either,
+    judged_if,
     known_number,
     pool_is_gpu,
     pool_mode,
@@ -25,7 +27,7 @@ from scanner.model.durations import parse_duration
 from scanner.model.needs import LiveRead
 from scanner.model.pricing import HOURS_PER_MONTH, Cost
 from scanner.model.resources import Resource
-from scanner.model.unknown import Unknown, known
+from scanner.model.unknown import Unknown, UnknownValueError, known
 
 # Without measurements, a compute instance is assumed used 8 hours on each working day.
 WORKING_DAYS_PER_MONTH = 21.7
@@ -201,8 +203,11 @@ def always_on_compute(resource: Resource, ctx: CheckContext) -> Iterator[Violati
 
     ## Undetermined when
 
-    The compute type, node counts, autoscaling flag or idle setting is unknown before deploy,
-    or an autoscaled pool declares no `minCount`.
+    The node counts or idle setting is unknown before deploy, or the compute type is and the
+    compute would fail as a cluster or as an instance, or an autoscaled pool declares no
+    `minCount`. For an AKS pool, only what decides it: its size and mode are
+    asked only of a pool that keeps nodes running, and its autoscaling flag only when one of
+    the two ways (`minCount`, or a fixed `count`) would keep nodes.
 
     ## Options
 
@@ -234,27 +239,33 @@ def always_on_compute(resource: Resource, ctx: CheckContext) -> Iterator[Violati
     if resource.type_key == T.AGENT_POOL.lower():
         yield from _gpu_pool(resource, ctx)
         return
-    compute_type = known(resource.get("properties.computeType"))
-    if same_text(compute_type, "AmlCompute"):
-        minimum = known(resource.get("properties.properties.scaleSettings.minNodeCount", 0))
-        if isinstance(minimum, (int, float)) and minimum > 0:
-            cost = ctx.prices.estimate(
-                resource.get("properties.properties.vmSize"),
-                compute_region(resource, ctx),
-                minimum,
-                HOURS_PER_MONTH,
-                "always-on nodes",
-                ("the minimum nodes run every hour of the month",),
-            )
-            yield Violation(
-                f"AML compute cluster '{resource.name}' keeps {minimum:g} node(s) running (minNodeCount {minimum:g})",
-                "properties.properties.scaleSettings.minNodeCount",
-                minimum,
-                "0",
-                cost=cost,
-            )
+    compute_type = resource.get("properties.computeType")
+    if isinstance(compute_type, Unknown) and _quiet(_cluster_nodes(resource, ctx)) and _quiet(_instance(resource, ctx)):
+        return  # it passes as a cluster and as an instance, so its type does not matter
+    if same_text(known(compute_type), "AmlCompute"):
+        yield from _cluster_nodes(resource, ctx)
     elif same_text(compute_type, "ComputeInstance"):
         yield from _instance(resource, ctx)
+
+
+def _cluster_nodes(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    minimum = known(resource.get("properties.properties.scaleSettings.minNodeCount", 0))
+    if isinstance(minimum, (int, float)) and minimum > 0:
+        cost = ctx.prices.estimate(
+            resource.get("properties.properties.vmSize"),
+            compute_region(resource, ctx),
+            minimum,
+            HOURS_PER_MONTH,
+            "always-on nodes",
+            ("the minimum nodes run every hour of the month",),
+        )
+        yield Violation(
+            f"AML compute cluster '{resource.name}' keeps {minimum:g} node(s) running (minNodeCount {minimum:g})",
+            "properties.properties.scaleSettings.minNodeCount",
+            minimum,
+            "0",
+            cost=cost,
+        )
 
 
 def _instance_cost(resource: Resource, ctx: CheckContext, extra_hours_per_day: float | None) -> Cost:
@@ -266,7 +277,7 @@ def _instance_cost(resource: Resource, ctx: CheckContext, extra_hours_per_day: f
         share = measured.idle_share(below)
         note = f"idle (below {below:g}% {measured.metric}) {share:.0%} of {measured.window}, scaled to a month"
         return ctx.prices.estimate(
-            size, region, 1, round(share * HOURS_PER_MONTH, 1), "idle hours of the instance", (note,), "medium"
+            size, region, 1, share * HOURS_PER_MONTH, "idle hours of the instance", (note,), "medium"
         )
     if extra_hours_per_day is None:
         hours, note = SCHEDULE_IDLE_HOURS, SCHEDULE_NOTE
@@ -308,28 +319,56 @@ def _instance(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
 
 
 def _gpu_pool(pool: Resource, ctx: CheckContext) -> Iterator[Violation]:
-    if not pool_is_gpu(pool, ctx) or pool_mode(pool) != "user":
-        return
-    where = f"GPU pool '{pool.name.rsplit('/', 1)[-1]}' in cluster '{cluster_name(pool)}'"
-    autoscale = known(pool.get("properties.enableAutoScaling", False))
-    if autoscale is True:
-        minimum = pool.get("properties.minCount")
-        if minimum is None:
-            known(Unknown("an autoscaled pool without minCount", path="properties.minCount"))
-        minimum = known_number(minimum, "properties.minCount")
-        if minimum > 0:
-            yield Violation(
-                f"{where} autoscales but never below {minimum} node(s)",
-                "properties.minCount",
-                minimum,
-                "0",
-                cost=_pool_cost(pool, ctx, minimum),
-            )
-        return
+    """A GPU User pool that keeps nodes running. Its size and mode are asked only of a pool that
+    keeps nodes, and whether it autoscales only when one of the two ways would keep nodes."""
+    yield from judged_if(
+        lambda: not either(lambda: not pool_is_gpu(pool, ctx), lambda: pool_mode(pool) != "user"),
+        _kept_nodes(pool, ctx),
+    )
+
+
+def _kept_nodes(pool: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    autoscale = pool.get("properties.enableAutoScaling", False)
+    if isinstance(autoscale, Unknown) and _quiet(_autoscaled_minimum(pool, ctx)) and _quiet(_fixed_count(pool, ctx)):
+        return  # neither way keeps a node, so whether it autoscales does not matter
+    if known(autoscale) is True:
+        yield from _autoscaled_minimum(pool, ctx)
+    else:
+        yield from _fixed_count(pool, ctx)
+
+
+def _quiet(violations: Iterator[Violation]) -> bool:
+    """Whether a check finds nothing and knows it."""
+    try:
+        return not any(True for _ in violations)
+    except UnknownValueError:
+        return False
+
+
+def _where(pool: Resource) -> str:
+    return f"GPU pool '{pool.name.rsplit('/', 1)[-1]}' in cluster '{cluster_name(pool)}'"
+
+
+def _autoscaled_minimum(pool: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    minimum = pool.get("properties.minCount")
+    if minimum is None:
+        known(Unknown("an autoscaled pool without minCount", path="properties.minCount"))
+    minimum = known_number(minimum, "properties.minCount")
+    if minimum > 0:
+        yield Violation(
+            f"{_where(pool)} autoscales but never below {minimum} node(s)",
+            "properties.minCount",
+            minimum,
+            "0",
+            cost=_pool_cost(pool, ctx, minimum),
+        )
+
+
+def _fixed_count(pool: Resource, ctx: CheckContext) -> Iterator[Violation]:
     count = known_number(pool.get("properties.count", 1), "properties.count")
     if count > 0:
         yield Violation(
-            f"{where} runs a fixed {count} node(s) without autoscaling",
+            f"{_where(pool)} runs a fixed {count} node(s) without autoscaling",
             "properties.count",
             count,
             "autoscaling with minCount 0, or count 0",

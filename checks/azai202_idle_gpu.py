@@ -150,7 +150,7 @@ def idle_gpu(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
             size,
             region,
             stats.nodes,
-            round(share * HOURS_PER_MONTH, 1),
+            share * HOURS_PER_MONTH,
             "idle GPU node hours",
             (f"{stats.nodes:g} node(s) idle in {share:.0%} of {stats.window} ({stats.metric}), scaled to a month",),
             stats.confidence,

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
-from checks._common import WAF_AI, gpu_profile, has_tag, known_list, rule_page
+from checks._common import WAF_AI, gpu_profile, has_tag, judged_if, known_list, rule_page
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
+from scanner.model.unknown import UnknownValueError
 
 
 @rule(
@@ -74,7 +76,9 @@ def gpu_outside_ai(resource: Resource, ctx: CheckContext) -> Iterator[Violation]
 
     ## Undetermined when
 
-    The workload profiles are unknown before deploy.
+    The workload profiles are unknown before deploy, or a profile's type is and no other is
+    known to have GPUs; or the environment has GPU profiles and its tags (or the marker tag's
+    value) are unknown before deploy. A marked environment passes whatever its profiles.
 
     ## Related
 
@@ -90,14 +94,31 @@ def gpu_outside_ai(resource: Resource, ctx: CheckContext) -> Iterator[Violation]
     GPU profiles bill many times a CPU profile. A GPU profile added to a shared environment
     is easily used by apps that never touch a GPU.
     """
+    yield from judged_if(
+        lambda: not has_tag(resource, ctx, "marker_tag", "marker_values"), _gpu_profiles(resource, ctx)
+    )
+
+
+def _gpu_profiles(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """The environment's GPU profiles, whether or not it is marked: a profile whose type is not
+    known matters only when no other is known to have GPUs."""
     profiles = known_list(resource.get("properties.workloadProfiles"), "properties.workloadProfiles")
-    gpu = [p for p in profiles or [] if gpu_profile(p)]
-    if gpu and not has_tag(resource, ctx, "marker_tag", "marker_values"):
-        types = ", ".join(str(p.get("workloadProfileType")) for p in gpu)
-        yield Violation(
-            f"Container Apps environment '{resource.name}' has GPU workload profiles ({types}) "
-            "and no AI workload marker",
-            "properties.workloadProfiles",
-            types,
-            f"a '{ctx.options.get('marker_tag', 'workload')}' tag naming an AI workload, or no GPU profile",
-        )
+    gpu: list[Any] = []
+    unknown: UnknownValueError | None = None
+    for profile in profiles or []:
+        try:
+            if gpu_profile(profile):
+                gpu.append(profile)
+        except UnknownValueError as exc:
+            unknown = unknown or exc
+    if not gpu:
+        if unknown is not None:
+            raise unknown
+        return
+    types = ", ".join(str(p.get("workloadProfileType")) for p in gpu)
+    yield Violation(
+        f"Container Apps environment '{resource.name}' has GPU workload profiles ({types}) and no AI workload marker",
+        "properties.workloadProfiles",
+        types,
+        f"a '{ctx.options.get('marker_tag', 'workload')}' tag naming an AI workload, or no GPU profile",
+    )

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
-from checks._common import WAF_AI, has_tag, rule_page, same_text
+from checks._common import WAF_AI, either, has_tag, judged_if, rule_page, same_text
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import amljobs
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
-from scanner.model.unknown import known
+from scanner.model.unknown import Unknown, UnknownValueError, known
 
 
 @rule(
@@ -92,8 +93,11 @@ def dedicated_training(resource: Resource, ctx: CheckContext) -> Iterator[Violat
 
     ## Undetermined when
 
-    The compute type, priority, VM size, job definition or tier is unknown before deploy, or a
-    scheduled pipeline names no default compute.
+    What decides is unknown before deploy while nothing known passes the resource: the priority
+    or tier, the exempt tag, the job definition, or, for a cluster or job that would fail, the
+    compute type or whether the schedule still starts a serverless job (a scheduled pipeline
+    that names no default compute). A VM size that is unknown does not leave it undetermined:
+    the finding is medium, as for a GPU size, since it may be one.
 
     ## Options
 
@@ -105,35 +109,65 @@ def dedicated_training(resource: Resource, ctx: CheckContext) -> Iterator[Violat
     checkpoint. Deadline-bound or non-restartable jobs are the exception, and the tag says so.
     """
     if resource.type_key == T.ML_SCHEDULE.lower():
-        yield from _scheduled_job(resource, ctx)
+        yield from judged_if(
+            lambda: amljobs.scheduled_serverless_job(resource, ctx.today) is not None, _dedicated_job(resource, ctx)
+        )
         return
-    if not same_text(known(resource.get("properties.computeType")), "AmlCompute"):
-        return
-    priority = known(resource.get("properties.properties.vmPriority", "Dedicated"))
-    if not same_text(priority, "Dedicated") or has_tag(resource, ctx, "exempt_tag", "exempt_values"):
-        return
-    gpu = ctx.sizes.is_gpu(resource.get("properties.properties.vmSize"))
-    yield Violation(
-        f"AML compute cluster '{resource.name}' runs on dedicated capacity (vmPriority {priority})",
-        "properties.properties.vmPriority",
-        priority,
-        "LowPriority",
-        Severity.MEDIUM if gpu else None,
+    yield from judged_if(
+        lambda: same_text(known(resource.get("properties.computeType")), "AmlCompute"),
+        _dedicated_cluster(resource, ctx),
     )
 
 
-def _scheduled_job(schedule: Resource, ctx: CheckContext) -> Iterator[Violation]:
-    definition = amljobs.scheduled_serverless_job(schedule, ctx.today)
-    if definition is None:
+def _dedicated_cluster(cluster: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """A cluster on dedicated capacity, whatever its compute type: a low-priority and an exempt
+    cluster each pass whether or not the other is known."""
+    if either(
+        lambda: not same_text(known(cluster.get("properties.properties.vmPriority", "Dedicated")), "Dedicated"),
+        lambda: has_tag(cluster, ctx, "exempt_tag", "exempt_values"),
+    ):
+        return
+    priority = cluster.get("properties.properties.vmPriority", "Dedicated")
+    yield Violation(
+        f"AML compute cluster '{cluster.name}' runs on dedicated capacity (vmPriority {priority})",
+        "properties.properties.vmPriority",
+        priority,
+        "LowPriority",
+        _severity(cluster.get("properties.properties.vmSize"), ctx),
+    )
+
+
+def _dedicated_job(schedule: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """A scheduled job on the dedicated tier, whether or not the schedule still starts a
+    serverless job (asked only of one that is not Spot and not exempt)."""
+    definition = known(schedule.get("properties.action.jobDefinition"))
+    if not isinstance(definition, dict):
+        return  # no job to run: the schedule invokes something else
+    if either(
+        lambda: amljobs.job_tier(definition) == amljobs.SPOT_TIER,
+        lambda: has_tag(schedule, ctx, "exempt_tag", "exempt_values"),
+    ):
         return
     tier = amljobs.job_tier(definition)
-    if tier == amljobs.SPOT_TIER or has_tag(schedule, ctx, "exempt_tag", "exempt_values"):
-        return
-    size = amljobs.instance_type(definition)
     yield Violation(
         f"Schedule '{schedule.name}' re-runs a serverless job on the {tier} (dedicated) tier",
         "properties.action.jobDefinition.queueSettings.jobTier",
         tier,
         "Spot",
-        Severity.MEDIUM if size is not None and ctx.sizes.is_gpu(size) else None,
+        _severity(_job_size(definition), ctx),
     )
+
+
+def _job_size(definition: dict[str, Any]) -> Any:
+    """The job's VM size, None when Azure picks it, or Unknown when it cannot be read."""
+    try:
+        return amljobs.instance_type(definition)
+    except UnknownValueError as exc:
+        return exc.value
+
+
+def _severity(size: Any, ctx: CheckContext) -> Severity | None:
+    """Medium on GPUs, and on a size not known before deploy (it may be one); else the rule's."""
+    if isinstance(size, Unknown):
+        return Severity.MEDIUM
+    return Severity.MEDIUM if isinstance(size, str) and ctx.sizes.is_gpu(size) else None

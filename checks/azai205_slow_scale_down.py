@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, rule_page, same_text
+from checks._common import WAF_AI, judged_if, rule_page, same_text
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.durations import parse_duration
@@ -82,7 +82,8 @@ def slow_scale_down(resource: Resource, ctx: CheckContext) -> Iterator[Violation
 
     ## Undetermined when
 
-    The delay is unknown before deploy or is not an ISO-8601 duration.
+    The delay is unknown before deploy or is not an ISO-8601 duration, or the compute type is
+    unknown and the delay is over the limit (an absent or short delay passes whatever the type).
 
     ## Options
 
@@ -93,8 +94,13 @@ def slow_scale_down(resource: Resource, ctx: CheckContext) -> Iterator[Violation
 
     No peer checks this setting. Each job's nodes stay billed for the whole delay after it ends.
     """
-    if not same_text(known(resource.get("properties.computeType")), "AmlCompute"):
-        return
+    yield from judged_if(
+        lambda: same_text(known(resource.get("properties.computeType")), "AmlCompute"), _slow(resource, ctx)
+    )
+
+
+def _slow(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """The delay against the limit, whatever the compute type (an absent delay passes)."""
     delay = known(resource.get(PATH))
     if delay is None:
         return

@@ -96,7 +96,8 @@ def idle_provisioned_throughput(resource: Resource, ctx: CheckContext) -> Iterat
 
     ## Undetermined when
 
-    The account's metrics could not be read, the account publishes no request metric, or a
+    The account's metrics could not be read, no request metric of it was measured (it publishes
+    none, or Azure Monitor answered each with an error code: a coverage gap says which), or a
     provisioned deployment took requests but has no utilization series (or a sample is not a
     finite number). Missing metrics never count as a pass.
 
@@ -144,7 +145,7 @@ def idle_provisioned_throughput(resource: Resource, ctx: CheckContext) -> Iterat
         return
     if not provisioned:
         if usage.requests is None:
-            known(Unknown("the account publishes no request metric for this fine-tuned deployment"))
+            known(Unknown("no request metric of the account was measured (not published, or an error code)"))
         return
     if not usage.measured:
         known(Unknown("no provisioned utilization metric for this deployment"))

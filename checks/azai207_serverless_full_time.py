@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
-from checks._common import rule_page
+from checks._common import judged_if, rule_page
 from checks._serverless import SERVERLESS_GUIDE, SERVERLESS_PRINCIPLE, serverless_spend
 from scanner.engine.checkapi import CheckContext, Pillar, Remediation, Severity, Violation, rule
 from scanner.model import amljobs
 from scanner.model import azure_types as T
+from scanner.model.pricing import Cost
 from scanner.model.resources import Resource
 from scanner.model.schedules import runs_per_day
+from scanner.model.unknown import UnknownValueError, known
+
+Value = TypeVar("Value")
 
 
 @rule(
@@ -111,10 +115,13 @@ def serverless_full_time(resource: Resource, ctx: CheckContext) -> Iterator[Viol
 
     ## Undetermined when
 
-    The trigger, the job definition or its compute is unknown before deploy or not in a form
-    the rule reads (a cron expression that is not five fields, an hour of 24, a Month
-    recurrence on week days), or a pipeline names no default compute (its steps choose, and are
-    not read).
+    The trigger or the job definition is unknown before deploy or not in a form the rule reads
+    (a cron expression that is not five fields, an hour of 24, a Month recurrence on week days);
+    the instance count is unknown and the schedule would pass with one instance, or the timeout
+    is and it would fail without one; or the schedule would fail and whether it still starts a
+    serverless job is not known (its compute, action, `isEnabled` or `endTime` is unknown, or a
+    pipeline names no default compute: its steps choose, and are not read). An unknown VM size
+    leaves only the cost unknown.
 
     ## Options
 
@@ -143,32 +150,55 @@ def serverless_full_time(resource: Resource, ctx: CheckContext) -> Iterator[Viol
     operations. A schedule set to every few minutes during development and never revisited
     keeps paying on-demand rates around the clock. No peer checks this.
     """
+    yield from judged_if(
+        lambda: amljobs.scheduled_serverless_job(resource, ctx.today) is not None, _full_time(resource, ctx)
+    )
+
+
+def _full_time(schedule: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """The busy hours the schedule's job would keep, whether or not it still starts one (asked only
+    of a schedule that would fail). An unknown instance count counts as its least, 1, and an
+    unknown timeout as no shorter than assumed_run_hours: either matters only when the schedule
+    would pass with that bound. An unknown size leaves only the cost unknown."""
     hours_per_day = 24.0 * float(ctx.options.get("full_time_instances", 1.0))
-    definition = amljobs.scheduled_serverless_job(resource, ctx.today)
-    if definition is None:
-        return
-    runs = runs_per_day(resource.get("properties.trigger"))
-    run_hours, limited = _run_hours(definition, float(ctx.options.get("assumed_run_hours", 1.0)))
-    count = amljobs.instance_count(definition)
+    definition = known(schedule.get("properties.action.jobDefinition"))
+    if not isinstance(definition, dict):
+        return  # no job to run: the schedule invokes something else
+    runs = runs_per_day(schedule.get("properties.trigger"))
+    assumed = float(ctx.options.get("assumed_run_hours", 1.0))
+    (run_hours, limited), hours_doubt = _bounded(lambda: _run_hours(definition, assumed), (assumed, False))
+    count, count_doubt = _bounded(lambda: amljobs.instance_count(definition), 1.0)
     busy = runs * run_hours * count
     if busy < hours_per_day:
+        if count_doubt is not None:
+            raise count_doubt
         return
-    size = amljobs.instance_type(definition)
+    if hours_doubt is not None:
+        raise hours_doubt
+    size, size_doubt = _bounded(lambda: amljobs.instance_type(definition), None)
     how_long = "its limits.timeout" if limited else "assumed_run_hours"
-    cost = serverless_spend(
-        resource,
-        ctx,
-        {size: busy},
-        (f"{runs:g} runs a day x {run_hours:g} h ({how_long}) x {count:g} instance(s)",),
+    notes = (f"{runs:g} runs a day x {run_hours:g} h ({how_long}) x {count:g} instance(s)",)
+    cost = (
+        serverless_spend(schedule, ctx, {size: busy}, notes)
+        if size_doubt is None
+        else Cost(None, "serverless compute busy full-time", notes, "medium", unknown_reason=str(size_doubt))
     )
     yield Violation(
-        f"Schedule '{resource.name}' starts a serverless job {runs:g} times a day, keeping "
+        f"Schedule '{schedule.name}' starts a serverless job {runs:g} times a day, keeping "
         f"{round(busy / 24, 2):g} instance(s) busy around the clock",
         "properties.trigger",
         {"runs_per_day": round(runs, 2), "run_hours": run_hours, "instances": count, "instance_type": size},
         f"serverless jobs busy under {hours_per_day:g} instance-hours a day, or a compute cluster",
         cost=cost,
     )
+
+
+def _bounded(read: Callable[[], Value], bound: Value) -> tuple[Value, UnknownValueError | None]:
+    """What ``read`` gives, or ``bound`` and why the value is not known."""
+    try:
+        return read(), None
+    except UnknownValueError as exc:
+        return bound, exc
 
 
 def _run_hours(definition: dict[str, Any], assumed: float) -> tuple[float, bool]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, rule_page
+from checks._common import WAF_AI, either, rule_page
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.containerapps import MIN_REPLICAS, environment, min_replicas, serverless_gpu_profile
@@ -88,9 +88,10 @@ def always_on_serverless_gpu(resource: Resource, ctx: CheckContext) -> Iterator[
 
     ## Undetermined when
 
-    `minReplicas` is unknown before deploy, or the app names a profile but its environment is
-    not in the scanned estate (or has no profile of that name), so the profile's type cannot be
-    read.
+    `minReplicas` is unknown before deploy and the app runs on a serverless GPU profile (or may);
+    or the app keeps replicas and names a profile but its environment is not in the scanned
+    estate (or has no profile of that name), so the profile's type cannot be read. An app with
+    no replica kept, or on a profile known not to be a serverless GPU, passes whatever the other.
 
     ## Waste estimate
 
@@ -111,12 +112,11 @@ def always_on_serverless_gpu(resource: Resource, ctx: CheckContext) -> Iterator[
     at the price of a GPU billed around the clock, and such a setting outlives the launch it was
     made for. No peer checks this.
     """
+    # Each settles it alone: no replica kept, or no serverless GPU profile.
+    if either(lambda: min_replicas(resource) < 1, lambda: serverless_gpu_profile(resource, ctx.inventory.get) is None):
+        return
     minimum = min_replicas(resource)
-    if minimum < 1:
-        return
     profile = serverless_gpu_profile(resource, ctx.inventory.get)
-    if profile is None:
-        return
     env = environment(resource, ctx.inventory.get)
     # azurerm computes an app's location from its environment, so a plan often knows only the latter
     region = resource.location if isinstance(resource.location, str) else env.location if env is not None else None

@@ -109,10 +109,11 @@ def pay_per_token_full_time(resource: Resource, ctx: CheckContext) -> Iterator[V
 
     ## Undetermined when
 
-    The account's metrics could not be read or publish no token metric at all, or a steady
-    deployment's model, deployment type or region has no bundled token price or PTU capacity.
-    Prices and capacities are by model name: every version of a model is priced alike (the
-    table's rows name the versions their meters cover).
+    The account's metrics could not be read, or no token metric of it was measured (it
+    publishes none, or Azure Monitor answered each with an error code: a coverage gap says
+    which), or a steady deployment's model, deployment type or region has no bundled token
+    price or PTU capacity. Prices and capacities are by model name: every version of a model is
+    priced alike (the table's rows name the versions their meters cover).
 
     ## Options
 
@@ -142,7 +143,7 @@ def pay_per_token_full_time(resource: Resource, ctx: CheckContext) -> Iterator[V
         return
     usage = measured_deployment(resource, ctx)
     if not usage.tokens_metric:
-        raise UnknownValueError(Unknown("the account publishes no token metric"))
+        raise UnknownValueError(Unknown("no token metric of the account was measured (unpublished, or an error code)"))
     if not _steady(usage, float(ctx.options.get("min_quiet_share", 0.5))):
         return
     model = known(resource.get("properties.model.name"))

@@ -108,11 +108,15 @@ def cross_region(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
 
     ## Undetermined when
 
-    The storage account id (or a project's hub id) is unknown, the storage account, hub or
-    attached cluster is not among the scanned resources, or a region is an expression that
-    cannot be evaluated; for a Search service, a connection to it belongs to a project or
-    workspace that is not among the scanned resources, or a hub's connection to an account names
-    one that is not among them or is not known before deploy.
+    The storage account id (or a project's hub id) is unknown, the storage account, hub,
+    attached cluster or a compute's workspace is not among the scanned resources, or a region
+    that decides is an expression that cannot be evaluated. For a Search service that no
+    account is known to be in another region from: a connection to it belongs to a project or
+    workspace that is not among the scanned resources, a hub's connection to an account names
+    one that is not among them or is not known before deploy, its own region or a served
+    account's cannot be evaluated, or a connection whose service is not known before deploy
+    (it may be this one) belongs to an account in another region. A Search service nothing
+    connects to passes whatever its region.
 
     ## Why
 
@@ -157,17 +161,32 @@ def cross_region(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
 
 def _search_region(search: Resource, ctx: CheckContext) -> Iterator[Violation]:
     """A Search service against the accounts it serves: one finding naming every account in another
-    region (its evidence is the service's own location, so two accounts make one finding)."""
-    accounts, unknown = serving_accounts(search, ctx)
+    region (its evidence is the service's own location, so two accounts make one finding, and
+    nothing unknown can change it once it is made).
+
+    Its region is asked only when some account may be served: a service nothing connects to
+    passes. An account it may serve (through a connection whose service is not known before
+    deploy) leaves it undetermined only if that account is, or may be, in another region.
+    """
+    accounts, maybe, unknown = serving_accounts(search, ctx)
+    if not accounts and not maybe:
+        if unknown is not None:
+            known(unknown)
+        return
     region = comparable_region(search.location)
     elsewhere: list[tuple[Resource, Any]] = []
-    for account in accounts:
+    for account, doubt in [(a, None) for a in accounts] + [(a, d) for a, d in maybe]:
         try:
             other = comparable_region(account.location)
-            if region is not None and other is not None and not _same(region, other):
-                elsewhere.append((account, other))
+            if region is None or other is None or _same(region, other):
+                continue
         except UnknownValueError as exc:
             unknown = unknown or exc.value
+            continue
+        if doubt is None:
+            elsewhere.append((account, other))
+        else:
+            unknown = unknown or doubt
     if elsewhere:
         names = ", ".join(f"'{a.name}' in {where}" for a, where in elsewhere)
         yield Violation(
@@ -176,7 +195,7 @@ def _search_region(search: Resource, ctx: CheckContext) -> Iterator[Violation]:
             region,
             str(elsewhere[0][1]),
         )
-    if unknown is not None:
+    elif unknown is not None:
         known(unknown)
 
 

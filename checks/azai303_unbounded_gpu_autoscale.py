@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
-from checks._common import WAF_AI, cluster_name, known_number, pool_is_gpu, rule_page
+from checks._common import WAF_AI, cluster_name, either, known_number, pool_is_gpu, rule_page
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
@@ -81,15 +82,24 @@ def unbounded_gpu_autoscale(resource: Resource, ctx: CheckContext) -> Iterator[V
     GPU quota is scarce and GPU nodes cost dollars per hour each. A runaway autoscaler holds
     GPUs other teams' jobs wait for, and the bill arrives before anyone notices.
     """
-    if not pool_is_gpu(resource, ctx) or known(resource.get("properties.enableAutoScaling")) is not True:
-        return
-    maximum = known_number(resource.get("properties.maxCount"), "properties.maxCount")
     limit = ctx.options.get("max_nodes", 20)
-    if not isinstance(maximum, (int, float)) or maximum > limit:
-        yield Violation(
-            f"GPU pool '{resource.name.rsplit('/', 1)[-1]}' in cluster '{cluster_name(resource)}' autoscales to "
-            f"{maximum if maximum is not None else 'no limit'} nodes (limit {limit})",
-            "properties.maxCount",
-            maximum,
-            f"at most {limit}",
-        )
+    # Each of the three settles it alone: a CPU pool, a fixed pool and a bounded one all pass.
+    if either(
+        lambda: not pool_is_gpu(resource, ctx),
+        lambda: known(resource.get("properties.enableAutoScaling")) is not True,
+        lambda: _bounded(resource, limit),
+    ):
+        return
+    maximum = resource.get("properties.maxCount")
+    yield Violation(
+        f"GPU pool '{resource.name.rsplit('/', 1)[-1]}' in cluster '{cluster_name(resource)}' autoscales to "
+        f"{maximum if maximum is not None else 'no limit'} nodes (limit {limit})",
+        "properties.maxCount",
+        maximum,
+        f"at most {limit}",
+    )
+
+
+def _bounded(pool: Resource, limit: Any) -> bool:
+    maximum = known_number(pool.get("properties.maxCount"), "properties.maxCount")
+    return isinstance(maximum, (int, float)) and maximum <= limit

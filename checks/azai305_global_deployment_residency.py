@@ -198,7 +198,9 @@ def global_deployment_residency(resource: Resource, ctx: CheckContext) -> Iterat
     The deployment type (`sku.name`) is unknown before deploy, absent, or not one Microsoft documents; the
     account is not among the scanned resources; a region that decides is an expression that cannot
     be evaluated; a Search connection's id or endpoint is unknown, or names a service that is not
-    among the scanned resources; or `residency` is not `region`, `datazone` or `any`.
+    among the scanned resources; a Search service that would fail it is connected to a hub whose
+    connection to an account is not known before deploy (it may be this account); or
+    `residency` is not `region`, `datazone` or `any`.
 
     ## Options
 
@@ -234,12 +236,17 @@ def global_deployment_residency(resource: Resource, ctx: CheckContext) -> Iterat
     if account is None:
         known(Unknown("the deployment's account is not among the scanned resources"))
     assert account is not None
-    searches, unknown = served_search(account, ctx)
+    searches, maybe, unknown = served_search(account, ctx)
     # A regional deployment processes in its account's region, which no policy forbids for the
-    # account's own data, whether or not that region is known.
-    holders = [] if scope == REGIONAL else [(f"its account '{account.name}'", account.location)]
-    holders += [(f"AI Search '{s.name}' it serves", s.location) for s in searches]
-    for holder, where in holders:
+    # account's own data, whether or not that region is known. A Search service it may serve
+    # (through a hub whose account is not known before deploy) leaves it undetermined where a
+    # served one would fail it.
+    holders: list[tuple[str, Any, Unknown | None]] = []
+    if scope != REGIONAL:
+        holders.append((f"its account '{account.name}'", account.location, None))
+    holders += [(f"AI Search '{s.name}' it serves", s.location, None) for s in searches]
+    holders += [(f"AI Search '{s.name}' it may serve", s.location, doubt) for s, doubt in maybe]
+    for holder, where, doubt in holders:
         if isinstance(where, Unknown):
             unknown = unknown or Unknown(f"the region of {holder} is not known ({where.reason})")
             continue
@@ -254,6 +261,9 @@ def global_deployment_residency(resource: Resource, ctx: CheckContext) -> Iterat
                 continue
         except UnknownValueError as exc:
             unknown = unknown or exc.value
+            continue
+        if doubt is not None:
+            unknown = unknown or doubt
             continue
         leaves_zone = not _within(scope, account.location, _zone(region) or frozenset({region}))
         sku = resource.get(path)

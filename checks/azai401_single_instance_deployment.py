@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import WAF_AI, has_tag, known_number, rule_page, same_text
+from checks._common import WAF_AI, either, has_tag, known_number, rule_page, same_text, unlinked
 from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource
@@ -81,7 +81,8 @@ def single_instance_deployment(resource: Resource, ctx: CheckContext) -> Iterato
 
     ## Undetermined when
 
-    The capacity, scale type or tags are unknown before deploy.
+    What would pass it is unknown before deploy while nothing known does: the capacity, the scale
+    type, the production tag, or the target of an autoscale setting (it may be this deployment).
 
     ## Options
 
@@ -92,17 +93,32 @@ def single_instance_deployment(resource: Resource, ctx: CheckContext) -> Iterato
     Managed online endpoints need at least two instances to stay available through node
     updates; Microsoft recommends three for production.
     """
-    if not has_tag(resource, ctx, "production_tag", "production_values"):
+    # Each settles it alone: not production, two instances, or autoscale of either kind.
+    if either(
+        lambda: not has_tag(resource, ctx, "production_tag", "production_values"),
+        lambda: _instances(resource) >= 2,
+        lambda: same_text(known(resource.get("properties.scaleSettings.scaleType", "Default")), "TargetUtilization"),
+        lambda: _autoscaled(resource, ctx),
+    ):
         return
-    capacity = known_number(resource.get("sku.capacity", 1), "sku.capacity")
-    scale_type = known(resource.get("properties.scaleSettings.scaleType", "Default"))
-    if isinstance(capacity, (int, float)) and capacity >= 2:
-        return
-    if same_text(scale_type, "TargetUtilization") or ctx.inventory.autoscale_settings(resource):
-        return
+    capacity = _instances(resource)
     yield Violation(
         f"Production deployment '{resource.name}' runs on {capacity} instance without autoscale",
         "sku.capacity",
         capacity,
         "at least 2 instances, or autoscale",
     )
+
+
+def _instances(deployment: Resource) -> float:
+    capacity = known_number(deployment.get("sku.capacity", 1), "sku.capacity")
+    return capacity if isinstance(capacity, (int, float)) else 1
+
+
+def _autoscaled(deployment: Resource, ctx: CheckContext) -> bool:
+    """An autoscale setting targets the deployment; one whose target is not known before deploy
+    may."""
+    if ctx.inventory.autoscale_settings(deployment):
+        return True
+    known(unlinked(ctx, T.AUTOSCALE_SETTING, "properties.targetResourceUri"))
+    return False

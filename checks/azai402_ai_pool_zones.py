@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from checks._common import PSRULE, WAF_AI, cluster_name, pool_is_gpu, rule_page
+from checks._common import PSRULE, WAF_AI, cluster_name, judged_if, pool_is_gpu, rule_page
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.resources import Resource, normalize_location
@@ -123,7 +123,8 @@ def ai_pool_zones(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
 
     ## Undetermined when
 
-    The size, the zones or the cluster's region is unknown before deploy.
+    The zones or the cluster's region is unknown before deploy, or the size is and the pool is
+    in fewer than two zones of a region that has zones.
 
     ## Options
 
@@ -135,19 +136,22 @@ def ai_pool_zones(resource: Resource, ctx: CheckContext) -> Iterator[Violation]:
     serves. GPU sizes are not offered in every zone of every region: check with
     `az vm list-skus --location REGION --size SIZE --zone` before choosing zones.
     """
-    if not pool_is_gpu(resource, ctx):
-        return
-    cluster = ctx.inventory.pool_cluster(resource)
+    yield from judged_if(lambda: pool_is_gpu(resource, ctx), _zones(resource, ctx))
+
+
+def _zones(pool: Resource, ctx: CheckContext) -> Iterator[Violation]:
+    """Fewer than two zones in a region that has zones, whatever the pool's size."""
+    cluster = ctx.inventory.pool_cluster(pool)
     region = normalize_location(known(cluster.location)) if cluster is not None else None
     if isinstance(region, Unknown):
         known(region)
     zoned = {str(r).lower() for r in ctx.options.get("zone_regions", ZONE_REGIONS)}
     if not isinstance(region, str) or region not in zoned:
         return
-    zones = known(resource.get("properties.availabilityZones"))
+    zones = known(pool.get("properties.availabilityZones"))
     if not isinstance(zones, list) or len(zones) < 2:
         yield Violation(
-            f"GPU pool '{resource.name.rsplit('/', 1)[-1]}' in cluster '{cluster_name(resource)}' is in "
+            f"GPU pool '{pool.name.rsplit('/', 1)[-1]}' in cluster '{cluster_name(pool)}' is in "
             f"{len(zones) if isinstance(zones, list) else 0} availability zone(s) of {region}",
             "properties.availabilityZones",
             zones,

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
-from checks._common import AZURE_POLICY, WAF_AI, rule_page
+from checks._common import AZURE_POLICY, WAF_AI, either, rule_page
 from scanner.engine.checkapi import CheckContext, PeerRule, Pillar, Principle, Remediation, Severity, Violation, rule
 from scanner.model import azure_types as T
 from scanner.model.needs import LiveRead
 from scanner.model.resources import Resource
-from scanner.model.unknown import known
+from scanner.model.unknown import Unknown, known
 
 # How a finding names the resource, by lower-case type.
 LABELS = {
@@ -127,8 +128,10 @@ def diagnostic_logging(resource: Resource, ctx: CheckContext) -> Iterator[Violat
 
     ## Undetermined when
 
-    The setting's destination or its logs are unknown before deploy, or a live scan could not read the
-    resource's diagnostic settings (a coverage gap says why).
+    No setting is known to send logs to Log Analytics, and one's logs are unknown before deploy,
+    or whether its destination is set at all is (`if(c, id, null())`; an id known only at deploy
+    counts as set); or a live scan could not read the resource's diagnostic settings (a coverage
+    gap says why).
 
     ## Why
 
@@ -141,7 +144,7 @@ def diagnostic_logging(resource: Resource, ctx: CheckContext) -> Iterator[Violat
     # A live scan that could not read the settings leaves an Unknown here: no finding on a failed read.
     known(resource.body.get(LiveRead.DIAGNOSTIC_SETTINGS.value))
     settings = ctx.inventory.extensions(resource, T.DIAGNOSTIC_SETTING)
-    if any(_sends_logs_to_log_analytics(s) for s in settings):
+    if either(*[functools.partial(_sends_logs_to_log_analytics, s) for s in settings]):
         return
     label = LABELS.get(resource.type_key, "Resource")
     yield Violation(
@@ -156,7 +159,10 @@ def _sends_logs_to_log_analytics(setting: Resource) -> bool:
     """Whether one setting sends at least one enabled log category (or category group) to a
     Log Analytics workspace: a setting with metrics only records no calls, and Azure Policy
     1b4d1c4e and b4330a05 fail it too."""
-    if not known(setting.get("properties.workspaceId")):
+    workspace = setting.get("properties.workspaceId")
+    if isinstance(workspace, Unknown) and workspace.may_be_null:
+        known(workspace)  # if(c, id, null()): whether it is set at all is not known
+    if not isinstance(workspace, Unknown) and not workspace:  # an id known only at deploy is set
         return False
     logs = known(setting.get("properties.logs"))
     return isinstance(logs, list) and any(isinstance(e, dict) and known(e.get("enabled")) is True for e in logs)

@@ -11,8 +11,9 @@ from scanner.engine.checkapi import CheckContext, Pillar, Principle, Remediation
 from scanner.model import azure_types as T
 from scanner.model.needs import LiveRead
 from scanner.model.resources import Resource
-from scanner.model.unknown import known
+from scanner.model.unknown import Unknown, UnknownValueError, known
 
+NAME = "properties.model.name"
 VERSION = "properties.model.version"
 UPGRADE = "properties.versionUpgradeOption"
 RETIREMENTS_DOC = "https://learn.microsoft.com/azure/ai-foundry/openai/concepts/model-retirements"
@@ -107,7 +108,10 @@ def model_retirement(resource: Resource, ctx: CheckContext) -> Iterator[Violatio
 
     ## Undetermined when
 
-    The model name or version is not known before deploy; the table's date depends on the
+    The model name or version is not known before deploy, or no `model.version` is declared
+    (the version Azure deploys is then not in the template), and some version the table lists
+    for the model (for an unknown name, some model the table lists with that version) would
+    fail; otherwise the deployment passes whatever runs. The table's date depends on the
     deployment type (`sku.name`, e.g. `gpt-4o` `2024-08-06` on `Standard` or not) and that is
     not known; the upgrade option decides the outcome and is not known; or, in a live scan,
     the account's models list could not be read.
@@ -127,10 +131,36 @@ def model_retirement(resource: Resource, ctx: CheckContext) -> Iterator[Violatio
     Learn (as of the date each finding states) or, live, from the account's models list; the
     run's date is the scan's, so reports are reproducible when it is pinned.
     """
-    model = known(resource.get("properties.model.name"))
-    version = known(resource.get(VERSION))
-    if not isinstance(model, str) or not isinstance(version, str):
-        return
+    model, version = resource.get(NAME), resource.get(VERSION)
+    if isinstance(model, str) and isinstance(version, str):
+        yield from _judge(resource, ctx, model, version)
+    elif isinstance(model, (str, Unknown)) and (version is None or isinstance(version, (str, Unknown))):
+        _undecided(resource, ctx, model, version)
+
+
+def _undecided(resource: Resource, ctx: CheckContext, model: Any, version: Any) -> None:
+    """A deployment whose model name or version is not known before deploy, or that names no
+    version (the one Azure deploys is not in the template): undetermined only when some model
+    version it may run, among those the table lists, would fail. Any other version, and any
+    model the table does not list, passes, so one the table has no failing row for passes."""
+    why = model if isinstance(model, Unknown) else version
+    if not isinstance(why, Unknown):  # a model named, and no version
+        why = Unknown("the deployment names no model version: which one runs is decided at deploy", path=VERSION)
+    for row in ctx.retirements.rows:
+        if isinstance(model, str) and row.model.lower() != model.lower():
+            continue
+        if isinstance(version, str) and row.version and row.version.lower() != version.lower():
+            continue
+        try:
+            fails = any(True for _ in _judge(resource, ctx, row.model, row.version))
+        except UnknownValueError:
+            fails = True
+        if fails:
+            raise UnknownValueError(why)
+
+
+def _judge(resource: Resource, ctx: CheckContext, model: str, version: str) -> Iterator[Violation]:
+    """The verdict on a deployment of ``model`` ``version``."""
     warn = dt.timedelta(days=int(ctx.options.get("warn_days", 90)))
     listed = resource.body.get(LiveRead.ACCOUNT_MODELS.value)
     retires, basis, status = _from_models_list(known(listed)) if listed is not None else (None, "", None)

@@ -84,7 +84,7 @@ def test_action_scan_step_writes_sarif_and_summary_and_reports_the_exit_code(tmp
     code, outputs, summary = _run_scan_step(tmp_path, AZAI_PATHS=f"{PLAN} {TEMPLATE}")
     assert code == 0 and outputs == {"exit-code": "1"}  # the step records the verdict; the Gate step applies it
     assert (tmp_path / "azai.sarif").read_text().startswith("{")
-    assert summary.read_text().startswith("## azai: 62 finding(s)")
+    assert summary.read_text().startswith("## azai: 64 finding(s)")
     code, outputs, _ = _run_scan_step(tmp_path, AZAI_PATHS=f"{PLAN} {TEMPLATE}", AZAI_FAIL_ON="none")
     assert outputs == {"exit-code": "0"}
 

@@ -55,9 +55,9 @@ def test_exit_codes_follow_the_gate() -> None:
 
 def test_text_report_groups_by_severity_with_counts() -> None:
     out = run_cli("scan", DEMO_PLAN).stdout
-    assert "CRITICAL (1)" in out and "HIGH (5)" in out and "MEDIUM (24)" in out and "LOW (1)" in out
-    assert out.index("CRITICAL (1)") < out.index("HIGH (5)") < out.index("MEDIUM (24)") < out.index("LOW (1)")
-    assert "31 finding(s): 1 critical, 5 high, 24 medium, 1 low; 0 undetermined" in out
+    assert "CRITICAL (1)" in out and "HIGH (5)" in out and "MEDIUM (25)" in out and "LOW (1)" in out
+    assert out.index("CRITICAL (1)") < out.index("HIGH (5)") < out.index("MEDIUM (25)") < out.index("LOW (1)")
+    assert "32 finding(s): 1 critical, 5 high, 25 medium, 1 low; 0 undetermined" in out
     assert "FAILED: 6 finding(s) at or above high" in out
 
 
@@ -80,7 +80,7 @@ def test_json_report_has_the_documented_fields() -> None:
     assert finding["location"]["uri"].endswith("fixtures/demo/plan.json")
     assert finding["location"]["start_line"] == 1 and finding["location"]["start_column"] > 1
     assert len(finding["fingerprint"]) == 32 and finding["cost"] is None
-    assert data["summary"]["by_severity"] == {"critical": 1, "high": 5, "medium": 24, "low": 1}
+    assert data["summary"]["by_severity"] == {"critical": 1, "high": 5, "medium": 25, "low": 1}
 
 
 def test_output_file_is_written_and_identical_to_stdout(tmp_path: Path) -> None:
@@ -127,7 +127,7 @@ def test_output_to_a_device_or_pipe_writes_in_place(tmp_path: Path) -> None:
     received = reader.communicate(timeout=60)[0]
     assert done.returncode == 0
     assert fifo.exists() and not fifo.is_file()  # still a pipe, not replaced by a file
-    assert json.loads(received)["summary"]["findings"] == 31
+    assert json.loads(received)["summary"]["findings"] == 32
 
 
 def test_rule_options_change_a_threshold_and_bad_ones_are_rejected() -> None:

@@ -133,7 +133,7 @@ def test_a_plan_with_a_byte_order_mark_is_read(tmp_path: Path, encoding: str) ->
     target = tmp_path / "plan.json"
     target.write_bytes(bom + text.encode(encoding))
     data = json.loads(run_cli("scan", "--format", "json", "--fail-on", "none", str(target)).stdout)
-    assert data["summary"]["findings"] == 31
+    assert data["summary"]["findings"] == 32
     # without a byte-order mark, UTF-16 is still refused as not UTF-8, in one line
     target.write_bytes(text.encode("utf-16-le"))
     one_error_line(run_cli("scan", str(target)), "binary file, not JSON")
@@ -281,16 +281,16 @@ def test_quiet_writes_no_report_to_stdout_but_keeps_files_and_the_verdict(tmp_pa
 def test_compact_gives_one_line_per_finding() -> None:
     out = run_cli("scan", "--compact", "fixtures/demo/plan.json").stdout.splitlines()
     findings = [line for line in out if line.split(" ", 1)[0] in ("CRITICAL", "HIGH", "MEDIUM", "LOW")]
-    assert len(findings) == 31
+    assert len(findings) == 32
     assert findings[0] == (
         "CRITICAL AZAI-101 anonymous-endpoint  Microsoft.MachineLearningServices/workspaces/onlineEndpoints "
         "ws-demo/score: AML online endpoint 'ws-demo/score' uses key authentication (authMode Key), reachable from "
         "public networks (at fixtures/demo/plan.json:1:12585 (azapi_resource.score))"
     )
-    assert len(out) == 31 + 1  # no headings, blank lines or cost breakdown: one closing line
+    assert len(out) == 32 + 1  # no headings, blank lines or cost breakdown: one closing line
     assert out[-1] == (
-        f"azai {__version__}: 1 input(s), 18 resource(s), 39 rule(s); 31 finding(s): 1 critical, 5 high, "
-        "24 medium, 1 low; 0 undetermined; 0 suppressed; FAILED: 6 finding(s) at or above high"
+        f"azai {__version__}: 1 input(s), 18 resource(s), 39 rule(s); 32 finding(s): 1 critical, 5 high, "
+        "25 medium, 1 low; 0 undetermined; 0 suppressed; FAILED: 6 finding(s) at or above high"
     )
 
 
@@ -298,8 +298,8 @@ def test_severity_filters_what_every_report_shows_but_not_the_gate() -> None:
     data = json.loads(run_cli("scan", "--format", "json", "--severity", "HIGH", DEMO_PLAN).stdout)
     assert data["summary"]["by_severity"] == {"critical": 1, "high": 5, "medium": 0, "low": 0}
     done = run_cli("scan", "--severity", "medium", "--fail-on", "medium", DEMO_PLAN)
-    assert done.returncode == 1 and "FAILED: 30 finding(s) at or above medium" in done.stdout
-    assert "LOW (1)" not in done.stdout and "MEDIUM (24)" in done.stdout
+    assert done.returncode == 1 and "FAILED: 31 finding(s) at or above medium" in done.stdout
+    assert "LOW (1)" not in done.stdout and "MEDIUM (25)" in done.stdout
     one_error_line(run_cli("scan", "--severity", "critical", DEMO_PLAN), "--severity critical would hide findings")
     assert run_cli("scan", "--severity", "critical", "--fail-on", "none", DEMO_PLAN).returncode == 0
 
@@ -334,7 +334,7 @@ def on_a_terminal(*args: str, env: dict[str, str] | None = None) -> str:
 
 def test_colour_only_on_a_terminal_and_never_with_no_color() -> None:
     coloured = on_a_terminal("scan", DEMO_PLAN)
-    assert "\x1b[1;31mCRITICAL (1)\x1b[0m" in coloured and "\x1b[33mMEDIUM (24)\x1b[0m" in coloured
+    assert "\x1b[1;31mCRITICAL (1)\x1b[0m" in coloured and "\x1b[33mMEDIUM (25)\x1b[0m" in coloured
     assert "\x1b[1;31mFAILED: 6 finding(s) at or above high\x1b[0m" in coloured
     for plain in (
         on_a_terminal("scan", "--no-color", DEMO_PLAN),

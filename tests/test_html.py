@@ -63,7 +63,7 @@ def test_scope_verdict_waste_top_five_and_owners_come_first_then_counts_charts_a
     assert re.findall(r'<tr><td class="(\w+)">\1</td><td class="num">(\d+)</td></tr>', page) == [
         ("critical", "3"),
         ("high", "15"),
-        ("medium", "72"),
+        ("medium", "75"),
         ("low", "3"),
     ]
 
@@ -72,7 +72,7 @@ def test_findings_are_ordered_by_severity_not_by_cost() -> None:
     """A critical finding once sorted fifth, behind the priced AZAI-201 rows."""
     table = _page(scan(*DEMO)).split('<table id="findings">', 1)[1].split("</table>", 1)[0]
     shown = [Severity.parse(s) for s in re.findall(r'<tr><td class="(\w+)">', table)]
-    assert len(shown) == 93 and shown[:3] == [Severity.CRITICAL] * 3
+    assert len(shown) == 96 and shown[:3] == [Severity.CRITICAL] * 3
     assert shown == sorted(shown, reverse=True)
 
 
@@ -86,7 +86,7 @@ def test_findings_are_ordered_by_severity_not_by_cost() -> None:
             "not-gated",
             "NOT GATED",
             "no gate was applied (--fail-on none), so nothing was judged: "
-            "93 findings listed below (3 critical, 15 high, 72 medium, 3 low)",
+            "96 findings listed below (3 critical, 15 high, 75 medium, 3 low)",
         ),
         (
             Severity.CRITICAL,
@@ -139,7 +139,7 @@ def test_without_a_gate_suppressed_findings_are_counted_apart() -> None:
     ]
     assert _section(_page(result), "verdict").endswith(
         "<span id='why'>no gate was applied (--fail-on none), so nothing was judged: "
-        "90 findings listed below (15 high, 72 medium, 3 low), and 3 suppressed</span></p>"
+        "93 findings listed below (15 high, 75 medium, 3 low), and 3 suppressed</span></p>"
     )
 
 

@@ -37,6 +37,7 @@ def test_demo_estate_findings_are_the_designed_ones() -> None:
         ("AZAI-109", "oai-demo"),
         ("AZAI-110", "ws-demo/score"),
         ("AZAI-111", "stdemo"),
+        ("AZAI-111", "ws-demo"),  # no systemDatastoresAuthMode: the account key
         ("AZAI-113", "aks-demo"),
         ("AZAI-201", "aks-demo/gpu"),
         ("AZAI-201", "ws-demo/notebook"),

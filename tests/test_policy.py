@@ -230,11 +230,11 @@ def test_several_formats_from_one_scan(tmp_path: Path) -> None:
     out = {fmt: tmp_path / f"r.{fmt}" for fmt in ("sarif", "markdown", "junit", "json")}
     args = [arg for fmt, path in out.items() for arg in ("--format", fmt, "--output", str(path))]
     done = run_cli("scan", *args, "--format", "text", "--fail-on", "none", str(DEMO), cwd=tmp_path)
-    assert done.returncode == 0 and "31 finding(s)" in done.stdout  # the text report went to stdout
+    assert done.returncode == 0 and "32 finding(s)" in done.stdout  # the text report went to stdout
     assert json.loads(out["sarif"].read_text())["version"] == "2.1.0"
-    assert out["markdown"].read_text().startswith("## azai: 31 finding(s)")
+    assert out["markdown"].read_text().startswith("## azai: 32 finding(s)")
     assert out["junit"].read_text().startswith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites')
-    assert json.loads(out["json"].read_text())["summary"]["findings"] == 31
+    assert json.loads(out["json"].read_text())["summary"]["findings"] == 32
     two_stdout = run_cli("scan", "--format", "json", "--format", "sarif", str(DEMO), cwd=tmp_path)
     assert two_stdout.returncode == 2 and "only one report can go to stdout" in two_stdout.stderr
 

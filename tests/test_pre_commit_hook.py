@@ -90,11 +90,11 @@ def test_a_commit_with_a_clean_plan_is_one_line(repo: Path) -> None:
 
 def test_a_failing_commit_is_a_line_per_finding_then_one_line(repo: Path) -> None:
     status, printed = hook_run(repo, "infra/plan.json")
-    assert status == "Failed" and len(printed) == 31 + 1
-    assert [line.split(" ", 1)[0] for line in printed[:-1]] == ["CRITICAL"] + ["HIGH"] * 5 + ["MEDIUM"] * 24 + ["LOW"]
+    assert status == "Failed" and len(printed) == 32 + 1
+    assert [line.split(" ", 1)[0] for line in printed[:-1]] == ["CRITICAL"] + ["HIGH"] * 5 + ["MEDIUM"] * 25 + ["LOW"]
     assert printed[0].startswith("CRITICAL AZAI-101 anonymous-endpoint ")
     assert printed[-1] == (
-        f"azai {__version__}: 1 input(s), 18 resource(s), 39 rule(s); 31 finding(s): 1 critical, 5 high, 24 medium, "
+        f"azai {__version__}: 1 input(s), 18 resource(s), 39 rule(s); 32 finding(s): 1 critical, 5 high, 25 medium, "
         "1 low; 0 undetermined; 0 suppressed; FAILED: 6 finding(s) at or above high"
     )
 

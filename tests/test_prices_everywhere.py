@@ -144,7 +144,7 @@ def test_the_demo_live_twin_moved_out_of_eastus_has_every_figure_known(
     assert {key: cost.monthly_usd for key, cost in costs.items()} == {
         ("AZAI-201", "aks-demo/gpu"): round(730 * a100, 2),
         ("AZAI-201", "ws-demo/train"): round(730 * a100, 2),
-        ("AZAI-201", "ws-demo/notebook"): round(556.2 * t4, 2),  # the measured idle hours
+        ("AZAI-201", "ws-demo/notebook"): round(730 * 128 / 168 * t4, 2),  # idle in 128 of 168 hours measured
         ("AZAI-202", "ws-demo/train"): round(730 * a100, 2),  # idle in every hour measured
         ("AZAI-206", "oai-demo/chat-ptu"): 58_400.0,  # 80 PTU no hour needed x 730 h x $1 (Global)
         ("AZAI-207", "ws-demo/retrain"): round(2 * 730 * a100, 2),

@@ -47,15 +47,15 @@ def test_over_the_limit_keeps_the_counts_and_the_most_severe_findings() -> None:
     text = cut.decode()
     assert len(cut) <= 8_000
     assert _header(text) == _header(whole)  # the counts are the whole scan's, not the cut's
-    assert "| 🔴 critical | 3 |" in text and "| 🟡 medium | 72 |" in text
+    assert "| 🔴 critical | 3 |" in text and "| 🟡 medium | 75 |" in text
     # exactly the 3 critical and 9 high findings fit; no medium one is shown before them
     assert [m.group(1) for m in ROW.finditer(text)] == ["critical"] * 3 + ["high"] * 9
     assert text.rstrip().splitlines()[-1] == (
-        "✂️ **Cut to fit 8,000 bytes:** 12 of 93 finding(s) shown, the most severe first; left out: the other "
+        "✂️ **Cut to fit 8,000 bytes:** 12 of 96 finding(s) shown, the most severe first; left out: the other "
         "findings, cost. The full report: run azai again with `--max-bytes 0`, or with `--format html` or "
         "`--format json`."
     )
-    assert warnings == ["markdown report cut to fit --max-bytes 8000: 12 of 93 finding(s) shown"]
+    assert warnings == ["markdown report cut to fit --max-bytes 8000: 12 of 96 finding(s) shown"]
 
 
 @pytest.mark.parametrize(
@@ -71,7 +71,7 @@ def test_a_large_scan_fits_its_host(limit: int, copies: int) -> None:
     assert limit - 4_000 < len(cut) <= limit  # filled, not just the counts
     shown = [Severity.parse(m.group(1)) for m in ROW.finditer(text)]
     assert shown == sorted(shown, reverse=True) and shown[0] is Severity.CRITICAL
-    assert f"{len(shown)} of {93 * copies} finding(s) shown" in text.splitlines()[-1]
+    assert f"{len(shown)} of {96 * copies} finding(s) shown" in text.splitlines()[-1]
 
 
 def test_rule_sections_put_the_most_severe_first() -> None:
@@ -87,7 +87,7 @@ def test_the_cli_cuts_to_max_bytes_and_says_so() -> None:
     done = run_cli("scan", "--format", "markdown", "--max-bytes", "8000", "--fail-on", "none", *DEMO)
     assert done.returncode == 0
     assert len(done.stdout.encode()) <= 8_000 and "Cut to fit 8,000 bytes" in done.stdout
-    assert done.stderr == "azai: warning: markdown report cut to fit --max-bytes 8000: 12 of 93 finding(s) shown\n"
+    assert done.stderr == "azai: warning: markdown report cut to fit --max-bytes 8000: 12 of 96 finding(s) shown\n"
     whole = run_cli("scan", "--format", "markdown", "--max-bytes", "0", "--fail-on", "none", *DEMO)
     assert len(whole.stdout.encode()) > 30_000 and "Cut to fit" not in whole.stdout and whole.stderr == ""
 

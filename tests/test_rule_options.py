@@ -70,7 +70,15 @@ def failing(rule: str, *options: str) -> set[str]:
             "AZAI-107",
             "required=true",
             {"ws-hbi-plain"},
-            {"ws-hbi-plain", "ws-standard", "oai-microsoft-keys", "speech-owned-storage", "speech-microsoft-storage"},
+            # with required, a workspace without a key fails whatever its (unknown) HBI flag
+            {
+                "ws-hbi-plain",
+                "ws-hbi-unknown",
+                "ws-standard",
+                "oai-microsoft-keys",
+                "speech-owned-storage",
+                "speech-microsoft-storage",
+            },
         ),
         (
             "AZAI-107",

@@ -186,7 +186,7 @@ def test_one_run_per_source_kind_with_its_own_category(tmp_path: Path) -> None:
     ]
     catalog = [c.id for c in load_checks()]
     for run in document["runs"]:
-        assert len(run["results"]) == 31
+        assert len(run["results"]) == 32
         rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
         notes = run["invocations"][0]["toolExecutionNotifications"]
         used = {r["ruleId"] for r in run["results"]} | {
@@ -236,7 +236,7 @@ def test_fingerprints_survive_line_moves_and_agree_between_plan_and_template(tmp
     after = _fingerprints(_sarif_for([moved], tmp_path / "b.sarif"))
     plan = _fingerprints(_sarif_for([FIXTURES / "demo" / "plan.json"], tmp_path / "c.sarif"))
     assert before == after == plan
-    assert len(before) == 31
+    assert len(before) == 32
 
 
 def test_output_is_deterministic(tmp_path: Path) -> None:

@@ -333,6 +333,12 @@ MAPPINGS: dict[str, TypeMap] = {
             A("public_access_behind_virtual_network_enabled", "properties.allowPublicAccessWhenBehindVnet"),
             A("encryption", "properties.encryption", workspace_encryption),
         ),
+        inexpressible={
+            "properties.systemDatastoresAuthMode": (
+                "not expressible in azurerm; set it with azapi_update_resource "
+                '(body = { properties = { systemDatastoresAuthMode = "identity" } })'
+            )
+        },
     ),
     "azurerm_ai_foundry": TypeMap(
         T.WORKSPACE,
@@ -346,6 +352,12 @@ MAPPINGS: dict[str, TypeMap] = {
             A("encryption", "properties.encryption", workspace_encryption),
         ),
         constants={"kind": "Hub"},
+        inexpressible={
+            "properties.systemDatastoresAuthMode": (
+                "not expressible in azurerm; set it with azapi_update_resource "
+                '(body = { properties = { systemDatastoresAuthMode = "identity" } })'
+            )
+        },
     ),
     "azurerm_ai_foundry_project": TypeMap(
         T.WORKSPACE,
