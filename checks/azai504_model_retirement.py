@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from checks._common import WAF_AI, rule_page, same_text
@@ -162,20 +163,12 @@ def _undecided(resource: Resource, ctx: CheckContext, model: Any, version: Any) 
 def _judge(resource: Resource, ctx: CheckContext, model: str, version: str) -> Iterator[Violation]:
     """The verdict on a deployment of ``model`` ``version``."""
     warn = dt.timedelta(days=int(ctx.options.get("warn_days", 90)))
-    listed = resource.body.get(LiveRead.ACCOUNT_MODELS.value)
-    retires, basis, status = _from_models_list(known(listed)) if listed is not None else (None, "", None)
-    retired_status = status == "deprecated"
-    # A date that has passed means retired only where nothing says otherwise: the models list's
-    # own status is the platform's word, and a table date that was still ahead when the table
-    # was written was a plan, which Microsoft moves (it is then a warning to refresh, below).
-    planned = False
-    if retires is None and not retired_status:
-        retires, basis, planned = _from_table(resource, ctx, model, version)
-    if retires is None and not retired_status:
+    retirement = _retirement(resource, ctx, model, version)
+    if retirement is None:
         return
+    retires, basis = retirement.date, retirement.basis
     label = f"{model} {version}"
-    moved_maybe = (status is not None and not retired_status) or planned
-    if retires is not None and retires <= ctx.today and moved_maybe:
+    if retires is not None and retires <= ctx.today and retirement.maybe_moved:
         yield Violation(
             f"Deployment '{resource.name}' runs {label}, scheduled to retire on {retires.isoformat()} ({basis}), "
             "a date that has passed; Microsoft moves these dates, so confirm with the account's models list "
@@ -186,7 +179,7 @@ def _judge(resource: Resource, ctx: CheckContext, model: str, version: str) -> I
             severity=Severity.MEDIUM,
         )
         return
-    if retired_status or (retires is not None and retires <= ctx.today):
+    if retirement.retired or (retires is not None and retires <= ctx.today):
         when = f" on {retires.isoformat()}" if retires is not None else ""
         yield Violation(
             f"Deployment '{resource.name}' runs {label}, retired{when} ({basis}): calls to a retired "
@@ -197,19 +190,54 @@ def _judge(resource: Resource, ctx: CheckContext, model: str, version: str) -> I
         )
         return
     assert retires is not None
-    if retires - ctx.today > warn:
-        return
+    if retires - ctx.today <= warn:
+        yield _retiring_soon(resource, label, version, retires, basis, warn)
+
+
+@dataclass(frozen=True)
+class _Retirement:
+    """When a deployment's model version retires, and on whose word."""
+
+    date: dt.date | None  # None when the models list says retired and gives no date
+    basis: str  # where the date comes from, as a finding names it
+    retired: bool  # the models list's own status says retired (``Deprecated``)
+    # The date may have moved: a table date that was a plan, or a live status that is not retired.
+    maybe_moved: bool
+
+
+def _retirement(resource: Resource, ctx: CheckContext, model: str, version: str) -> _Retirement | None:
+    """The retirement the account's models list (a live scan) gives, else the table's; None when
+    neither knows one, which is no evidence of retirement."""
+    listed = resource.body.get(LiveRead.ACCOUNT_MODELS.value)
+    retires, basis, status = _from_models_list(known(listed)) if listed is not None else (None, "", None)
+    retired_status = status == "deprecated"
+    # A date that has passed means retired only where nothing says otherwise: the models list's
+    # own status is the platform's word, and a table date that was still ahead when the table
+    # was written was a plan, which Microsoft moves (it is then a warning to refresh).
+    planned = False
+    if retires is None and not retired_status:
+        retires, basis, planned = _from_table(resource, ctx, model, version)
+    if retires is None and not retired_status:
+        return None
+    maybe_moved = (status is not None and not retired_status) or planned
+    return _Retirement(retires, basis, retired_status, maybe_moved)
+
+
+def _retiring_soon(
+    resource: Resource, label: str, version: str, retires: dt.date, basis: str, warn: dt.timedelta
+) -> Violation:
+    """A version retiring within ``warn``: high when ``NoAutoUpgrade`` makes the deployment stop
+    working on the date, medium when Azure will move it to another version nobody tested."""
     option = known(resource.get(UPGRADE))
     if same_text(option, "NoAutoUpgrade"):
-        yield Violation(
+        return Violation(
             f"Deployment '{resource.name}' runs {label}, which retires on {retires.isoformat()} ({basis}), "
             "and versionUpgradeOption NoAutoUpgrade makes it stop working then",
             UPGRADE,
             option,
             "OnceCurrentVersionExpired, or a version that does not retire soon",
         )
-        return
-    yield Violation(
+    return Violation(
         f"Deployment '{resource.name}' runs {label}, which retires on {retires.isoformat()} ({basis}); "
         "Azure will then move it to another version, untested",
         VERSION,

@@ -227,32 +227,20 @@ def _run(kind: str, result: ScanResult, cut: list[str], uris: ArtifactUris) -> d
     absent = [e for e in result.absent if e.source == kind]
     undecided = [u for u in result.undetermined if u.resource.origin.kind == kind]
     over = len(findings) + len(absent) - MAX_RESULTS_PER_RUN
+    cut_text = None
     if over > 0:  # cut before building: findings come most severe first, and outrank absent entries
-        text = (
+        cut_text = (
             f"SARIF: {len(findings) + len(absent)} results exceed GitHub's limit of {MAX_RESULTS_PER_RUN} per run; "
             "the least severe were cut"
         )
-        cut.append(f"{text} ({category(kind)})")
+        cut.append(f"{cut_text} ({category(kind)})")
         findings = findings[:MAX_RESULTS_PER_RUN]
         absent = absent[: MAX_RESULTS_PER_RUN - len(findings)]
     checks = _used_rules(result.checks, findings, absent, undecided)
     index = {c.id: i for i, c in enumerate(checks)}
     results = [_plain(_result(f, index[f.check.id], uris)) for f in findings]
     results += [_plain(_absent_result(e, index.get(e.rule_id, -1), uris)) for e in absent]
-    notifications = [
-        _notification(f"{u.check.id} {u.check.slug} could not decide on {u.resource.name}: {u.reason}", "note", u, uris)
-        for u in undecided
-    ]
-    notifications += [_notification(w, "warning") for w in result.warnings]
-    notifications += [
-        _notification(f"not scanned: {gap.scope} ({gap.status_label}): {gap.reason}", "error")
-        for gap in result.coverage
-    ]
-    notifications += [
-        _notification(text, "warning" if ai else "note") for ai, text in unread_lines(result.unread_types)
-    ]
-    if over > 0:
-        notifications.append(_notification(text, "warning"))
+    notifications = _notifications(result, undecided, uris, cut_text)
     run: dict[str, Any] = _plain(
         om.Run(
             tool=om.Tool(
@@ -273,6 +261,30 @@ def _run(kind: str, result: ScanResult, cut: list[str], uris: ArtifactUris) -> d
     )
     run["results"] = results  # in the place sarif-om gave the empty list
     return run
+
+
+def _notifications(
+    result: ScanResult, undecided: list[Undetermined], uris: ArtifactUris, cut_text: str | None
+) -> list[om.Notification]:
+    """A run's tool-execution notifications: a note for each of its undecided rule and resource
+    pairs, at the resource; the scan's warnings, coverage gaps (errors: what was not read) and
+    unread types; last, the warning that results were cut (``cut_text``), so that a reader of
+    the log alone learns that it does not hold everything."""
+    notifications = [
+        _notification(f"{u.check.id} {u.check.slug} could not decide on {u.resource.name}: {u.reason}", "note", u, uris)
+        for u in undecided
+    ]
+    notifications += [_notification(w, "warning") for w in result.warnings]
+    notifications += [
+        _notification(f"not scanned: {gap.scope} ({gap.status_label}): {gap.reason}", "error")
+        for gap in result.coverage
+    ]
+    notifications += [
+        _notification(text, "warning" if ai else "note") for ai, text in unread_lines(result.unread_types)
+    ]
+    if cut_text is not None:
+        notifications.append(_notification(cut_text, "warning"))
+    return notifications
 
 
 def _kinds(result: ScanResult) -> list[str]:

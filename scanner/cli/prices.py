@@ -145,19 +145,33 @@ def refresh(regions: Iterable[str], output: Path, endpoint: str = RETAIL_ENDPOIN
     Returns the number of prices written and the items of each family that had no price in
     some region ("Standard_NC6 (eastus)").
     """
-    found = user_table_text(PRICE_TABLE, "price table", str(output)) if output.is_file() else None
-    tables = parse_user_table(*found, {meter.name for meter in METERS}) if found else {}
+    tables = _user_tables(output)
     wanted = [normalize_location(r) for r in regions]
     missing: list[str] = []
     for family in FAMILIES:
         fetched = {region: fetch_region(endpoint, region, family) for region in wanted}
         table = tables.setdefault(family.meter.name, {})
         _replace_regions(table, {region: prices for region, prices in fetched.items() if prices})
-        for region, prices in fetched.items():
-            have = {item.lower() for item in prices}
-            missing += [f"{item} ({region})" for item in sorted(family.expected()) if item.lower() not in have]
+        missing += _unpriced(family, fetched)
     write_atomic(str(output), render_user_table({k: v for k, v in tables.items() if v}).encode("utf-8"))
     return sum(len(rows) for rows in tables.values()), missing
+
+
+def _user_tables(output: Path) -> dict[str, dict[Pair, Price]]:
+    """The rows the user table ``output`` holds already, by meter family (none when there is no
+    such file): a refresh replaces only the regions it fetched and must keep the others."""
+    found = user_table_text(PRICE_TABLE, "price table", str(output)) if output.is_file() else None
+    return parse_user_table(*found, {meter.name for meter in METERS}) if found else {}
+
+
+def _unpriced(family: Family, fetched: dict[str, dict[str, Price]]) -> list[str]:
+    """The family's expected items the API gave no price in a fetched region, as "item (region)":
+    their costs stay unknown, and ``azai prices refresh`` says so rather than passing quietly."""
+    missing: list[str] = []
+    for region, prices in fetched.items():
+        have = {item.lower() for item in prices}
+        missing += [f"{item} ({region})" for item in sorted(family.expected()) if item.lower() not in have]
+    return missing
 
 
 def _replace_regions(table: dict[Pair, Price], fetched: dict[str, dict[str, Price]]) -> None:

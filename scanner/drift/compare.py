@@ -22,6 +22,7 @@ from scanner.model import azure_types as T
 from scanner.model.resources import (
     CoverageGap,
     Inventory,
+    ParsedId,
     Resource,
     get_path,
     is_placeholder,
@@ -262,24 +263,39 @@ def same_value(old: Any, new: Any, watched: Watched | None = None) -> bool:
     """Equal for drift: case-insensitive; a set-like list (``watched.as_set``) in any order; and
     resource ids by type and name (and resource group where both sides know it), since an IaC
     id carries placeholders for the subscription or group the file does not know."""
-    if (
+    ids = _resource_ids(old, new)
+    if ids is not None:
+        return _same_resource(*ids)
+    if watched is not None and watched.as_set and isinstance(old, list) and isinstance(new, list):
+        return _as_set(old, watched.item_key) == _as_set(new, watched.item_key)
+    return bool(canonical(old) == canonical(new))
+
+
+def _resource_ids(old: Any, new: Any) -> tuple[ParsedId, ParsedId] | None:
+    """Both values parsed, when both are ids of resources (ids that name a type); None otherwise:
+    other text, and a subscription's or resource group's id, are compared as plain values."""
+    if not (
         isinstance(old, str)
         and isinstance(new, str)
         and old.startswith("/subscriptions/")
         and new.startswith("/subscriptions/")
     ):
-        a, b = parse_resource_id(old), parse_resource_id(new)
-        if a.resource_type and b.resource_type:
-            groups_known = not any(is_placeholder(g) for g in (a.resource_group, b.resource_group) if g)
-            same_group = not groups_known or str(a.resource_group).lower() == str(b.resource_group).lower()
-            return (
-                same_group
-                and a.resource_type.lower() == b.resource_type.lower()
-                and str(a.name_chain).lower() == str(b.name_chain).lower()
-            )
-    if watched is not None and watched.as_set and isinstance(old, list) and isinstance(new, list):
-        return _as_set(old, watched.item_key) == _as_set(new, watched.item_key)
-    return bool(canonical(old) == canonical(new))
+        return None
+    a, b = parse_resource_id(old), parse_resource_id(new)
+    return (a, b) if a.resource_type and b.resource_type else None
+
+
+def _same_resource(a: ParsedId, b: ParsedId) -> bool:
+    """Two ids of one resource: the same type and name chain, in the same resource group unless
+    either side's group is a placeholder (an IaC id where its file does not know the group).
+    The subscription is never compared: an IaC id does not know it."""
+    groups_known = not any(is_placeholder(g) for g in (a.resource_group, b.resource_group) if g)
+    same_group = not groups_known or str(a.resource_group).lower() == str(b.resource_group).lower()
+    return (
+        same_group
+        and str(a.resource_type).lower() == str(b.resource_type).lower()
+        and str(a.name_chain).lower() == str(b.name_chain).lower()
+    )
 
 
 def _as_set(items: list[Any], item_key: str | None) -> set[str]:
@@ -332,22 +348,14 @@ def match(
     current_list = [r for r in current if not r.origin.reference_only]
     by_id = {r.id.lower(): r for r in current_list}
     by_name = {_key(r): r for r in current_list}
-    by_leaf: dict[tuple[str, str], list[Resource]] = {}
-    for resource in current_list:
-        by_leaf.setdefault(_leaf(resource), []).append(resource)
+    by_leaf = _by_leaf(current_list)
     used: set[int] = set()
     pairs: list[tuple[Resource, Resource]] = []
     missing: list[Resource] = []
     for old in (r for r in base if not r.origin.reference_only):
         new = by_id.get(old.id.lower()) or by_name.get(_key(old))
         if new is None and unresolved_parent(old):
-            group = parse_resource_id(old.id).resource_group
-            fits = [
-                r
-                for r in by_leaf.get(_leaf(old), [])
-                if group is None or is_placeholder(group) or parse_resource_id(r.id).resource_group == group
-            ]
-            new = fits[0] if len(fits) == 1 else None
+            new = _only_fit(old, by_leaf)
         if new is None or id(new) in used:
             missing.append(old)
             continue
@@ -355,6 +363,28 @@ def match(
         pairs.append((old, new))
     added = [r for r in current_list if id(r) not in used]
     return pairs, missing, added
+
+
+def _by_leaf(resources: list[Resource]) -> dict[tuple[str, str], list[Resource]]:
+    """Resources by type and own (last) name segment, in their order: all a resource whose
+    parent the IaC could not name is known by."""
+    by_leaf: dict[tuple[str, str], list[Resource]] = {}
+    for resource in resources:
+        by_leaf.setdefault(_leaf(resource), []).append(resource)
+    return by_leaf
+
+
+def _only_fit(old: Resource, by_leaf: dict[tuple[str, str], list[Resource]]) -> Resource | None:
+    """For a resource whose parent the IaC could not name, the one resource ``by_leaf`` holds of
+    its type and own name in its resource group (in any group where the IaC's is unknown or a
+    placeholder); None when none or several fit, since picking one of several would be a guess."""
+    group = parse_resource_id(old.id).resource_group
+    fits = [
+        r
+        for r in by_leaf.get(_leaf(old), [])
+        if group is None or is_placeholder(group) or parse_resource_id(r.id).resource_group == group
+    ]
+    return fits[0] if len(fits) == 1 else None
 
 
 def drift_findings(

@@ -242,6 +242,15 @@ def metrics_request_error(
     allowed = {n.lower() for n in published} if published is not None else None
     valid = [m for m in table.metrics if allowed is None or m.name.lower() in allowed]
     names = _names(metric_names)
+    refused = _unpublished_metric_error(resource_type, names, valid)
+    if refused is None:
+        refused = _dimension_error(table, names, filter)
+    return refused
+
+
+def _unpublished_metric_error(resource_type: str, names: list[str], valid: list[Metric]) -> Answer | None:
+    """The 400 for the first of ``names`` that is none of the ``valid`` metrics, which it lists:
+    Azure Monitor refuses the whole request for one name the resource does not publish."""
     for name in names:
         if not any(m.name.lower() == name.lower() for m in valid):
             namespace, _, kind = resource_type.partition("/")  # as the request spells them
@@ -250,6 +259,12 @@ def metrics_request_error(
                 f"metric: {name}, Valid metrics: {','.join(m.name for m in valid)}"
             )
             return 400, {"code": "BadRequest", "message": message}
+    return None
+
+
+def _dimension_error(table: MetricTable, names: list[str], filter: str | None) -> Answer | None:
+    """The 400 for the first ``$filter`` dimension one of the named metrics lacks (a name the
+    table does not have is not judged here): Azure Monitor refuses the whole request for it."""
     for dimension in filter_dimensions(filter):
         for name in names:
             metric = table.find(name)

@@ -62,28 +62,44 @@ def evaluate(
             if doubt is not None:
                 undetermined.append(Undetermined(check, resource, outcome.path, doubt))
                 continue
-            violations, unknown = outcome.violations, outcome.unknown
-            before = len(findings)
-            for violation in violations:
-                key = (check.id, resource.identity_key, violation.path.lower())
-                if key in seen:
-                    continue
-                seen.add(key)
-                findings.append(
-                    Finding(
-                        check=check,
-                        resource=resource,
-                        violation=violation,
-                        severity=violation.severity or check.severity,
-                        fingerprint=fingerprint(check.id, resource, violation.path),
-                        tags=inherited_tags(inventory, resource),
-                    )
-                )
+            added = _add_findings(check, resource, outcome.violations, inventory, seen, findings)
+            unknown = outcome.unknown
             if unknown is not None:
                 undetermined.append(Undetermined(check, resource, unknown.path, str(unknown)))
-            elif len(findings) == before:
+            elif not added:
                 result.passed.append((check, resource))
     return result
+
+
+def _add_findings(
+    check: Check,
+    resource: Resource,
+    violations: list[Violation],
+    inventory: Inventory,
+    seen: set[tuple[str, str, str]],
+    findings: list[Finding],
+) -> bool:
+    """Append a finding for each violation not already reported, and say whether any was (the
+    caller counts a decided resource with no new finding as passed). One finding per rule,
+    resource identity and path, since an IaC resource is identified by type and name: one that
+    two scanned inputs declare is one resource, whose findings would repeat with one fingerprint."""
+    before = len(findings)
+    for violation in violations:
+        key = (check.id, resource.identity_key, violation.path.lower())
+        if key in seen:
+            continue
+        seen.add(key)
+        findings.append(
+            Finding(
+                check=check,
+                resource=resource,
+                violation=violation,
+                severity=violation.severity or check.severity,
+                fingerprint=fingerprint(check.id, resource, violation.path),
+                tags=inherited_tags(inventory, resource),
+            )
+        )
+    return len(findings) > before
 
 
 @dataclass

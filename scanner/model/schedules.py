@@ -56,14 +56,8 @@ def _recurrence_runs_per_day(trigger: dict[str, Any]) -> float:
     Minute, Hour and Day recurrences out and are the days of a Week one; listed month days are
     the days of a Month one. A Month recurrence on week days is not read."""
     frequency = str(known(trigger.get("frequency", ""))).lower()
-    given = known(trigger.get("interval", 1))
-    interval = float(given) if isinstance(given, (int, float)) and not isinstance(given, bool) else math.nan
-    if not math.isfinite(interval) or interval < 1:
-        raise UnknownValueError(Unknown(f"recurrence interval {given!r} is not a positive number", path=TRIGGER))
-    schedule = known(trigger.get("schedule")) or {}
-    if not isinstance(schedule, dict):
-        raise UnknownValueError(Unknown("the recurrence schedule is not an object", path=TRIGGER))
-    hours, minutes, week_days, month_days = (_count(schedule.get(key), key) for key in _SCHEDULE_LISTS)
+    interval = _recurrence_interval(trigger)
+    hours, minutes, week_days, month_days = _schedule_counts(trigger)
     days_a_week = (week_days or DAYS_PER_WEEK) / DAYS_PER_WEEK
     times_a_day = (hours or 1) * (minutes or 1)
     if frequency == "minute":
@@ -79,6 +73,28 @@ def _recurrence_runs_per_day(trigger: dict[str, Any]) -> float:
     raise UnknownValueError(
         Unknown(f"a {frequency or 'frequency-less'} recurrence of this form is not read", path=TRIGGER)
     )
+
+
+def _recurrence_interval(trigger: dict[str, Any]) -> float:
+    """The recurrence's ``interval`` (1 when absent). Every run count divides by it, so one that
+    is not a finite number of at least 1 (a boolean, a string, zero) is not read rather than
+    guessed."""
+    given = known(trigger.get("interval", 1))
+    interval = float(given) if isinstance(given, (int, float)) and not isinstance(given, bool) else math.nan
+    if not math.isfinite(interval) or interval < 1:
+        raise UnknownValueError(Unknown(f"recurrence interval {given!r} is not a positive number", path=TRIGGER))
+    return interval
+
+
+def _schedule_counts(trigger: dict[str, Any]) -> tuple[int, int, int, int]:
+    """How many hours, minutes, week days and month days the recurrence's ``schedule`` lists, in
+    that order (0 for an absent list or schedule): the frequencies multiply and thin their runs
+    by these counts, not by the values themselves."""
+    schedule = known(trigger.get("schedule")) or {}
+    if not isinstance(schedule, dict):
+        raise UnknownValueError(Unknown("the recurrence schedule is not an object", path=TRIGGER))
+    hours, minutes, week_days, month_days = (_count(schedule.get(key), key) for key in _SCHEDULE_LISTS)
+    return hours, minutes, week_days, month_days
 
 
 # The recurrence schedule's lists: which values each may hold.

@@ -180,18 +180,8 @@ def _iac_to_live(
     failed (``unread``) is a coverage gap, not missing; an IaC file that could not be read (a
     linked template) hides what manages the unmanaged ones."""
     pairs, unmatched, added = match(declared, live)
-    unmatched = [r for r in unmatched if not r.origin.condition]  # it may rightly not exist
-    missing = [r for r in unmatched if r.type_key in read_types and not unread(r)]
-    not_compared = Counter(r.type for r in unmatched if r.type_key not in read_types)
-    if not_compared:
-        listed = ", ".join(f"{t} ({n})" for t, n in sorted(not_compared.items(), key=lambda i: i[0].lower()))
-        warnings.append(f"not compared with live, the live scan does not read these declared types: {listed}")
-    groups = covered_groups(declared, pairs)
-    unmanaged = [
-        r
-        for r in added
-        if iac_complete and r.type_key in AI_TYPES and (parse_resource_id(r.id).resource_group or "").lower() in groups
-    ]
+    missing = _missing_live(unmatched, read_types, unread, warnings)
+    unmanaged = _unmanaged(added, covered_groups(declared, pairs), iac_complete)
     live_inventory, declared_inventory = Inventory(live), Inventory(declared)
     report = DriftReport("iac", iac_label, live_label, added=unmanaged, removed=missing)
     for before, after in pairs:
@@ -204,6 +194,34 @@ def _iac_to_live(
     for resource in missing:
         findings += drift_findings(drift_checks, DriftPair("iac", resource, None), declared_inventory, options)
     return report
+
+
+def _missing_live(
+    unmatched: list[Resource], read_types: frozenset[str], unread: Callable[[Resource], bool], warnings: list[str]
+) -> list[Resource]:
+    """The declared resources no live one matched that are missing: each one the IaC deploys
+    unconditionally (a conditional one may rightly not exist), of a type the live scan lists,
+    where the live read did not fail (else its absence says nothing). The unmatched types the
+    live scan does not list are named once in ``warnings``, with their counts, so that a
+    comparison that left them out does not pass for a clean one."""
+    unmatched = [r for r in unmatched if not r.origin.condition]
+    missing = [r for r in unmatched if r.type_key in read_types and not unread(r)]
+    not_compared = Counter(r.type for r in unmatched if r.type_key not in read_types)
+    if not_compared:
+        listed = ", ".join(f"{t} ({n})" for t, n in sorted(not_compared.items(), key=lambda i: i[0].lower()))
+        warnings.append(f"not compared with live, the live scan does not read these declared types: {listed}")
+    return missing
+
+
+def _unmanaged(added: list[Resource], groups: set[str], iac_complete: bool) -> list[Resource]:
+    """The live AI resources no declaration matched, in a resource group the IaC covers
+    (``groups``): the unmanaged ones. None when some IaC file could not be read
+    (``iac_complete`` false), since that file may be what manages them."""
+    return [
+        r
+        for r in added
+        if iac_complete and r.type_key in AI_TYPES and (parse_resource_id(r.id).resource_group or "").lower() in groups
+    ]
 
 
 def _terraform_drift(path: str, drift_checks: list[Check], options: dict[str, dict[str, Any]]) -> list[Finding]:

@@ -213,9 +213,32 @@ def load_inputs(
     pointed at the wrong folder must not pass green having read nothing.
     """
     root = SourcePath(Path(source_root), Path(source_root).as_posix()) if source_root is not None else None
+    given = list(paths)
+    loaded, warnings, unknown = _load_each(given, options, skip_unknown, root)
+    if given and not loaded and not skip_unknown:
+        skipped = f" ({len(warnings)} file(s) skipped as not IaC)" if warnings else ""
+        raise InputError(
+            f"nothing to scan in {', '.join(given)}: no Terraform plan, ARM template or what-if JSON{skipped}; "
+            "'azai scan --skip-unknown' passes when there is none"
+        )
+    if unknown:
+        warnings.append(_skipped_unknown(unknown))
+    # A module found while walking a folder is scanned as part of the template that links it,
+    # not again on its own (without the values that template gives it).
+    linked = {file for item, _, _ in loaded for file in item.linked}
+    return [item for item, file, explicit in loaded if explicit or file not in linked], warnings
+
+
+def _load_each(
+    given: list[str], options: TemplateOptions | None, skip_unknown: bool, root: SourcePath | None
+) -> tuple[list[tuple[LoadedInput, Path, bool]], list[str], list[str]]:
+    """Each file the ``given`` paths hold, loaded, with its resolved path and whether it was named
+    explicitly; then the warnings for the files skipped, and the files ``skip_unknown`` skipped
+    (which `load_inputs` names in one warning). A file named explicitly that cannot be read stops
+    the scan, unless it is merely not a format azai reads and ``skip_unknown`` is on; one found
+    while walking a folder is skipped with a warning."""
     loaded: list[tuple[LoadedInput, Path, bool]] = []
     warnings: list[str] = []
-    given = list(paths)
     unknown: list[str] = []
     for path, display, explicit in expand_paths(given):
         try:
@@ -231,18 +254,7 @@ def load_inputs(
             if explicit:
                 raise
             warnings.append(f"skipped {exc}")
-    if given and not loaded and not skip_unknown:
-        skipped = f" ({len(warnings)} file(s) skipped as not IaC)" if warnings else ""
-        raise InputError(
-            f"nothing to scan in {', '.join(given)}: no Terraform plan, ARM template or what-if JSON{skipped}; "
-            "'azai scan --skip-unknown' passes when there is none"
-        )
-    if unknown:
-        warnings.append(_skipped_unknown(unknown))
-    # A module found while walking a folder is scanned as part of the template that links it,
-    # not again on its own (without the values that template gives it).
-    linked = {file for item, _, _ in loaded for file in item.linked}
-    return [item for item, file, explicit in loaded if explicit or file not in linked], warnings
+    return loaded, warnings, unknown
 
 
 def _skipped_unknown(files: list[str]) -> str:

@@ -49,7 +49,7 @@ import select
 import socket
 import ssl
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import SplitResult, quote, unquote, urlsplit
 
@@ -317,19 +317,7 @@ def _answer_class() -> Callable[[_Paced, str], Any]:
             self.code = self.status = status
             self.reason = reason
             self.version = 10 if version in ("HTTP/1.0", "HTTP/0.9") else 11
-            self.fields = fields = CaseInsensitiveDict()
-            name = ""
-            for line in _header_lines(self.fp):
-                if line[0] in " \t":
-                    if name:
-                        fields[name] = f"{fields[name]} {line.strip(_BLANKS)}".lstrip(" ")
-                    continue
-                name, colon, value = line.partition(":")
-                if not colon or not name or name != name.strip(_BLANKS):
-                    name = ""
-                    continue
-                value = value.strip(_BLANKS)
-                fields[name] = f"{fields[name]}, {value}" if name in fields else value
+            self.fields = fields = _read_fields(_header_lines(self.fp), CaseInsensitiveDict())
             codings = str(fields.get("Transfer-Encoding", "")).split(",")
             self.chunked = codings[-1].strip(_BLANKS).lower() == "chunked"  # the last coding frames it
             self.chunk_left = None
@@ -341,6 +329,26 @@ def _answer_class() -> Callable[[_Paced, str], Any]:
                 self.will_close = True  # a body with neither a length nor chunks ends with the connection
 
     return Answer
+
+
+def _read_fields(lines: Iterable[str], fields: Any) -> Any:
+    """The header block's ``lines`` put in ``fields`` (azure-core's case-insensitive dict, which
+    only the lazily built answer class imports), as `_answer_class` says: a repeated header's
+    values joined with ", ", as urllib3 did; a folded line (obsolete) continuing the value
+    before it; a line that is not ``name: value`` passed over, and the folded lines after it."""
+    name = ""
+    for line in lines:
+        if line[0] in " \t":
+            if name:
+                fields[name] = f"{fields[name]} {line.strip(_BLANKS)}".lstrip(" ")
+            continue
+        name, colon, value = line.partition(":")
+        if not colon or not name or name != name.strip(_BLANKS):
+            name = ""
+            continue
+        value = value.strip(_BLANKS)
+        fields[name] = f"{fields[name]}, {value}" if name in fields else value
+    return fields
 
 
 def _closes(version: int, fields: Any) -> bool:
@@ -380,191 +388,200 @@ def _response_class() -> type:
 
 @functools.cache
 def _transport_class() -> type:
-    from azure.core.exceptions import (
-        IncompleteReadError,
-        ServiceRequestError,
-        ServiceRequestTimeoutError,
-        ServiceResponseError,
-        ServiceResponseTimeoutError,
-    )
+    """``ArmTransport``: azure-core's transport interface, made on first use, since azure-core
+    loads only when a live scan runs; its workings are `_ArmTransport`'s."""
     from azure.core.pipeline.transport import HttpTransport
 
-    class ArmTransport(HttpTransport[Any, Any]):
+    class ArmTransport(_ArmTransport, HttpTransport[Any, Any]):
         """The transport of every azai client: see the module's docstring."""
 
-        def __init__(self, boundary: Boundary, limits: RateLimits, bundle: str | None, proxy: str | None) -> None:
-            self.boundary, self.limits = boundary, limits
-            scheme, self.host, port = boundary.origin
-            if scheme != "https" or port is None:
-                raise InputError(
-                    f"the ARM endpoint {boundary.endpoint} is not an https:// URL: tokens go only over TLS"
-                )
-            self.port = port
-            self.host_field = _host_field(self.host, port)
-            self.tls = tls_context(bundle)
-            self.proxy = _proxy(proxy)
-            self.idle: list[http.client.HTTPConnection] = []
-            self.lock = threading.Lock()
+    return ArmTransport
 
-        def open(self) -> None:
-            return None
 
-        def close(self) -> None:
+class _ArmTransport:
+    """What ``ArmTransport`` does (see the module's docstring), kept apart from azure-core's
+    base class so that it is defined without importing azure-core; the azure-core errors it
+    raises are imported where it raises them (once loaded, an import is a dictionary lookup)."""
+
+    def __init__(self, boundary: Boundary, limits: RateLimits, bundle: str | None, proxy: str | None) -> None:
+        self.boundary, self.limits = boundary, limits
+        scheme, self.host, port = boundary.origin
+        if scheme != "https" or port is None:
+            raise InputError(f"the ARM endpoint {boundary.endpoint} is not an https:// URL: tokens go only over TLS")
+        self.port = port
+        self.host_field = _host_field(self.host, port)
+        self.tls = tls_context(bundle)
+        self.proxy = _proxy(proxy)
+        self.idle: list[http.client.HTTPConnection] = []
+        self.lock = threading.Lock()
+
+    def open(self) -> None:
+        return None
+
+    def close(self) -> None:
+        with self.lock:
+            idle, self.idle = self.idle, []
+        for connection in idle:
+            connection.close()
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def send(self, request: Any, **kwargs: Any) -> Any:
+        method, url = request.method.upper(), request.url
+        parts = urlsplit(url)
+        path = parts.path.lower()
+        if method not in ("GET", "HEAD") and not (method == "POST" and path.endswith(GRAPH_PATH)):
+            raise ReadOnlyViolation(f"refused {method} {url}: azai scans are read-only")
+        self.boundary.check_origin(url)  # the policy's check, again where bytes leave
+        message = self._message(request, parts)
+        self.limits.bucket(path).acquire()
+        connect, silence = self._timeouts(kwargs)
+        deadline = self.boundary.request_deadline()
+        self.boundary.sent()
+        connection = self._connection(deadline, connect)
+        try:
+            answer, content = self._exchange(connection, message, method, deadline, silence)
+        except BaseException:
+            connection.close()  # unread or broken: never reused
+            raise
+        if answer.will_close:
+            connection.close()
+        else:
+            self._release(connection)
+        return _response_class()(request, answer, answer.fields, self.boundary.redactor.scrub(content))
+
+    def _timeouts(self, kwargs: dict[str, Any]) -> tuple[float, float]:
+        """Connect and read timeouts: the boundary's, or shorter ones a caller gave (each
+        socket operation is held to the request's deadline besides)."""
+        bounds = self.boundary.limits
+        chosen = []
+        timeouts = (("connection_timeout", bounds.connect_timeout), ("read_timeout", bounds.read_timeout))
+        for option, default in timeouts:
+            given = kwargs.get(option)
+            chosen.append(min(default, given) if isinstance(given, (int, float)) else default)
+        return chosen[0], chosen[1]
+
+    def _connection(self, deadline: Deadline, timeout: float) -> http.client.HTTPConnection:
+        """A kept-alive connection that the server has not closed, else a new one."""
+        from azure.core.exceptions import ServiceRequestError, ServiceRequestTimeoutError
+
+        while True:
             with self.lock:
-                idle, self.idle = self.idle, []
-            for connection in idle:
-                connection.close()
+                connection = self.idle.pop() if self.idle else None
+            if connection is None:
+                break
+            if connection.sock is not None and not _readable(connection.sock):
+                return connection
+            connection.close()
+        try:
+            return self._connect(deadline, timeout)
+        except TimeoutError as exc:
+            if deadline.left() <= 0:
+                raise deadline.passed() from None
+            reason = f"Connection timed out. (connect timeout={timeout})"
+            raise ServiceRequestTimeoutError(reason, error=exc) from exc
+        except (OSError, http.client.HTTPException) as exc:
+            raise ServiceRequestError(f"could not connect: {exc}", error=exc) from exc
 
-        def __exit__(self, *_: object) -> None:
-            self.close()
-
-        def send(self, request: Any, **kwargs: Any) -> Any:
-            method, url = request.method.upper(), request.url
-            parts = urlsplit(url)
-            path = parts.path.lower()
-            if method not in ("GET", "HEAD") and not (method == "POST" and path.endswith(GRAPH_PATH)):
-                raise ReadOnlyViolation(f"refused {method} {url}: azai scans are read-only")
-            self.boundary.check_origin(url)  # the policy's check, again where bytes leave
-            message = self._message(request, parts)
-            self.limits.bucket(path).acquire()
-            connect, silence = self._timeouts(kwargs)
-            deadline = self.boundary.request_deadline()
-            self.boundary.sent()
-            connection = self._connection(deadline, connect)
-            try:
-                answer, content = self._exchange(connection, message, method, deadline, silence)
-            except BaseException:
-                connection.close()  # unread or broken: never reused
-                raise
-            if answer.will_close:
-                connection.close()
-            else:
-                self._release(connection)
-            return _response_class()(request, answer, answer.fields, self.boundary.redactor.scrub(content))
-
-        def _timeouts(self, kwargs: dict[str, Any]) -> tuple[float, float]:
-            """Connect and read timeouts: the boundary's, or shorter ones a caller gave (each
-            socket operation is held to the request's deadline besides)."""
-            bounds = self.boundary.limits
-            chosen = []
-            timeouts = (("connection_timeout", bounds.connect_timeout), ("read_timeout", bounds.read_timeout))
-            for option, default in timeouts:
-                given = kwargs.get(option)
-                chosen.append(min(default, given) if isinstance(given, (int, float)) else default)
-            return chosen[0], chosen[1]
-
-        def _connection(self, deadline: Deadline, timeout: float) -> http.client.HTTPConnection:
-            """A kept-alive connection that the server has not closed, else a new one."""
-            while True:
-                with self.lock:
-                    connection = self.idle.pop() if self.idle else None
-                if connection is None:
-                    break
-                if connection.sock is not None and not _readable(connection.sock):
-                    return connection
-                connection.close()
-            try:
-                return self._connect(deadline, timeout)
-            except TimeoutError as exc:
-                if deadline.left() <= 0:
-                    raise deadline.passed() from None
-                reason = f"Connection timed out. (connect timeout={timeout})"
-                raise ServiceRequestTimeoutError(reason, error=exc) from exc
-            except (OSError, http.client.HTTPException) as exc:
-                raise ServiceRequestError(f"could not connect: {exc}", error=exc) from exc
-
-        def _connect(self, deadline: Deadline, timeout: float) -> http.client.HTTPConnection:
-            """A new connection, made within ``timeout`` and the request's deadline: the TCP
-            connection (with the proxy's tunnel, its answer read under the deadline), then the
-            TLS handshake, given what is left (http.client's HTTPSConnection.connect gives the
-            handshake the whole timeout again)."""
-            host, port = (self.proxy[0], self.proxy[1]) if self.proxy else (self.host, self.port)
+    def _connect(self, deadline: Deadline, timeout: float) -> http.client.HTTPConnection:
+        """A new connection, made within ``timeout`` and the request's deadline: the TCP
+        connection (with the proxy's tunnel, its answer read under the deadline), then the
+        TLS handshake, given what is left (http.client's HTTPSConnection.connect gives the
+        handshake the whole timeout again)."""
+        host, port = (self.proxy[0], self.proxy[1]) if self.proxy else (self.host, self.port)
+        wait = min(timeout, deadline.left())
+        if wait <= 0:
+            raise deadline.passed()
+        connection = http.client.HTTPSConnection(host, port, timeout=wait, context=self.tls)
+        if self.proxy:
+            connection.set_tunnel(self.host, self.port, headers=self.proxy[2])
+            connection.response_class = _tunnel_answer(deadline, timeout)
+        try:
+            http.client.HTTPConnection.connect(connection)  # which turns Nagle's algorithm off, as urllib3 did
             wait = min(timeout, deadline.left())
             if wait <= 0:
                 raise deadline.passed()
-            connection = http.client.HTTPSConnection(host, port, timeout=wait, context=self.tls)
-            if self.proxy:
-                connection.set_tunnel(self.host, self.port, headers=self.proxy[2])
-                connection.response_class = _tunnel_answer(deadline, timeout)
-            try:
-                http.client.HTTPConnection.connect(connection)  # which turns Nagle's algorithm off, as urllib3 did
-                wait = min(timeout, deadline.left())
-                if wait <= 0:
-                    raise deadline.passed()
-                connection.sock.settimeout(wait)
-                connection.sock = self.tls.wrap_socket(connection.sock, server_hostname=self.host)
-            except BaseException:
-                connection.close()  # the socket, not left to the garbage collector
-                raise
-            return connection
+            connection.sock.settimeout(wait)
+            connection.sock = self.tls.wrap_socket(connection.sock, server_hostname=self.host)
+        except BaseException:
+            connection.close()  # the socket, not left to the garbage collector
+            raise
+        return connection
 
-        def _release(self, connection: http.client.HTTPConnection) -> None:
-            with self.lock:
-                if len(self.idle) < POOL_SIZE:
-                    self.idle.append(connection)
-                    return
-            connection.close()
+    def _release(self, connection: http.client.HTTPConnection) -> None:
+        with self.lock:
+            if len(self.idle) < POOL_SIZE:
+                self.idle.append(connection)
+                return
+        connection.close()
 
-        def _message(self, request: Any, parts: SplitResult) -> bytes:
-            """``request`` as it goes on the wire (its URL split into ``parts`` by `send`): its
-            head, and its body, Resource Graph's query, JSON text sent as UTF-8 as urllib3 sent
-            it. A head that cannot be written is refused before any connection is taken, as a
-            `BoundaryError` (a coverage gap, not retried: it would be refused again)."""
-            target = quote(parts.path or "/", safe=_SAFE)
-            if parts.query:
-                target += "?" + quote(parts.query, safe=_SAFE)
-            body = request.content
-            if isinstance(body, str):
-                body = body.encode("utf-8")
-            try:
-                head = _request_head(request.method, target, self.host_field, request.headers, body)
-            except ValueError as exc:
-                raise BoundaryError(f"refused to send a request: {exc}") from None
-            return head + body if body else head
+    def _message(self, request: Any, parts: SplitResult) -> bytes:
+        """``request`` as it goes on the wire (its URL split into ``parts`` by `send`): its
+        head, and its body, Resource Graph's query, JSON text sent as UTF-8 as urllib3 sent
+        it. A head that cannot be written is refused before any connection is taken, as a
+        `BoundaryError` (a coverage gap, not retried: it would be refused again)."""
+        target = quote(parts.path or "/", safe=_SAFE)
+        if parts.query:
+            target += "?" + quote(parts.query, safe=_SAFE)
+        body = request.content
+        if isinstance(body, str):
+            body = body.encode("utf-8")
+        try:
+            head = _request_head(request.method, target, self.host_field, request.headers, body)
+        except ValueError as exc:
+            raise BoundaryError(f"refused to send a request: {exc}") from None
+        return head + body if body else head
 
-        def _exchange(
-            self,
-            connection: http.client.HTTPConnection,
-            message: bytes,
-            method: str,
-            deadline: Deadline,
-            silence: float,
-        ) -> tuple[Any, bytes]:
-            """Send ``message`` and read its answer whole before ``deadline``, failures mapped to
-            azure-core's errors (the deadline's own error passes as it is)."""
-            try:
-                _write(connection.sock, message, deadline, silence)
-            except TimeoutError as exc:
-                raise ServiceRequestTimeoutError(f"Write timed out. (timeout={silence})", error=exc) from exc
-            except OSError as exc:
-                raise ServiceRequestError(f"the request could not be sent: {exc}", error=exc) from exc
-            try:
-                answer = _answer_class()(_Paced(connection.sock, deadline, silence), method)
-                answer.begin()
-                return answer, self._read(answer)
-            except TimeoutError as exc:
-                raise ServiceResponseTimeoutError(f"Read timed out. (read timeout={silence})", error=exc) from exc
-            except http.client.IncompleteRead as exc:
-                raise IncompleteReadError(f"the answer was cut short: {exc!r}", error=exc) from exc
-            except (OSError, http.client.HTTPException) as exc:
-                raise ServiceResponseError(f"the answer could not be read: {exc!r}", error=exc) from exc
+    def _exchange(
+        self,
+        connection: http.client.HTTPConnection,
+        message: bytes,
+        method: str,
+        deadline: Deadline,
+        silence: float,
+    ) -> tuple[Any, bytes]:
+        """Send ``message`` and read its answer whole before ``deadline``, failures mapped to
+        azure-core's errors (the deadline's own error passes as it is)."""
+        from azure.core.exceptions import (
+            IncompleteReadError,
+            ServiceRequestError,
+            ServiceRequestTimeoutError,
+            ServiceResponseError,
+            ServiceResponseTimeoutError,
+        )
 
-        def _read(self, answer: http.client.HTTPResponse) -> bytes:
-            """The body, within the boundary's size limit (its reader keeps the deadline)."""
-            limit = self.boundary.limits.response_bytes
-            chunks: list[bytes] = []
-            size = 0
-            while chunk := answer.read1(64 * 1024):
-                size += len(chunk)
-                if size > limit:
-                    raise BoundaryError(f"the answer was larger than {limit:,} bytes")
-                chunks.append(chunk)
-            if answer.length:  # http.client's read1 ends a Content-Length body cut short quietly
-                raise http.client.IncompleteRead(b"".join(chunks), answer.length)
-            answer.close()  # read to its end: the connection may carry the next request
-            return b"".join(chunks)
+        try:
+            _write(connection.sock, message, deadline, silence)
+        except TimeoutError as exc:
+            raise ServiceRequestTimeoutError(f"Write timed out. (timeout={silence})", error=exc) from exc
+        except OSError as exc:
+            raise ServiceRequestError(f"the request could not be sent: {exc}", error=exc) from exc
+        try:
+            answer = _answer_class()(_Paced(connection.sock, deadline, silence), method)
+            answer.begin()
+            return answer, self._read(answer)
+        except TimeoutError as exc:
+            raise ServiceResponseTimeoutError(f"Read timed out. (read timeout={silence})", error=exc) from exc
+        except http.client.IncompleteRead as exc:
+            raise IncompleteReadError(f"the answer was cut short: {exc!r}", error=exc) from exc
+        except (OSError, http.client.HTTPException) as exc:
+            raise ServiceResponseError(f"the answer could not be read: {exc!r}", error=exc) from exc
 
-    return ArmTransport
+    def _read(self, answer: http.client.HTTPResponse) -> bytes:
+        """The body, within the boundary's size limit (its reader keeps the deadline)."""
+        limit = self.boundary.limits.response_bytes
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := answer.read1(64 * 1024):
+            size += len(chunk)
+            if size > limit:
+                raise BoundaryError(f"the answer was larger than {limit:,} bytes")
+            chunks.append(chunk)
+        if answer.length:  # http.client's read1 ends a Content-Length body cut short quietly
+            raise http.client.IncompleteRead(b"".join(chunks), answer.length)
+        answer.close()  # read to its end: the connection may carry the next request
+        return b"".join(chunks)
 
 
 def arm_transport(boundary: Boundary, limits: RateLimits, bundle: str | None, proxy: str | None) -> Any:
