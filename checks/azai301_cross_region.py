@@ -170,23 +170,10 @@ def _search_region(search: Resource, ctx: CheckContext) -> Iterator[Violation]:
     """
     accounts, maybe, unknown = serving_accounts(search, ctx)
     if not accounts and not maybe:
-        if unknown is not None:
-            known(unknown)
+        known(unknown)
         return
     region = comparable_region(search.location)
-    elsewhere: list[tuple[Resource, Any]] = []
-    for account, doubt in [(a, None) for a in accounts] + [(a, d) for a, d in maybe]:
-        try:
-            other = comparable_region(account.location)
-            if region is None or other is None or _same(region, other):
-                continue
-        except UnknownValueError as exc:
-            unknown = unknown or exc.value
-            continue
-        if doubt is None:
-            elsewhere.append((account, other))
-        else:
-            unknown = unknown or doubt
+    elsewhere, doubt = _accounts_elsewhere(region, [*((a, None) for a in accounts), *maybe])
     if elsewhere:
         names = ", ".join(f"'{a.name}' in {where}" for a, where in elsewhere)
         yield Violation(
@@ -195,8 +182,31 @@ def _search_region(search: Resource, ctx: CheckContext) -> Iterator[Violation]:
             region,
             str(elsewhere[0][1]),
         )
-    elif unknown is not None:
-        known(unknown)
+    else:
+        known(unknown if unknown is not None else doubt)
+
+
+def _accounts_elsewhere(
+    region: Any, candidates: list[tuple[Resource, Unknown | None]]
+) -> tuple[list[tuple[Resource, Any]], Unknown | None]:
+    """The accounts, each with its region, known to be in another region than ``region``; and the
+    first reason another may be: its region cannot be compared, or it is in another region but
+    only may be served (the candidate's doubt)."""
+    elsewhere: list[tuple[Resource, Any]] = []
+    doubts: list[Unknown] = []
+    for account, doubt in candidates:
+        try:
+            other = comparable_region(account.location)
+            if region is None or other is None or _same(region, other):
+                continue
+        except UnknownValueError as exc:
+            doubts.append(exc.value)
+            continue
+        if doubt is None:
+            elsewhere.append((account, other))
+        else:
+            doubts.append(doubt)
+    return elsewhere, doubts[0] if doubts else None
 
 
 def _storage(workspace: Resource, ctx: CheckContext) -> Resource:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from checks._common import APRL, WAF_AI, comparable_region, rule_page, served_search
@@ -77,6 +78,8 @@ US_DATA_ZONE = (
 )
 DATA_ZONES = {"EU": frozenset(EU_DATA_ZONE), "US": frozenset(US_DATA_ZONE)}
 POLICIES = (REGIONAL, DATA_ZONE, "any")
+# Every processing scope, widest first: a deployment whose type is not known may have any.
+SCOPE_ORDER = (GLOBAL, DATA_ZONE, REGIONAL)
 
 
 @rule(
@@ -185,20 +188,27 @@ def global_deployment_residency(resource: Resource, ctx: CheckContext) -> Iterat
     the data-resident region is not in its account's data zone (EU Search data sent to a US
     account). With `residency = "region"` anything but a regional type in the data-resident region
     itself fails. A finding is high when processing may leave the data zone of the data-resident
-    region (or it is in none), medium when it stays in the zone but leaves the region.
+    region (or it is in none), medium when it stays in the zone but leaves the region. A deployment
+    that surely takes one holder's data outside its boundary fails whatever else is unknown.
 
     ## What passes
 
-    Deployments whose account and served Search services are all outside `data_resident_regions`,
-    deployments whose type keeps processing within the allowed area, and everything with
-    `residency = "any"`.
+    Deployments whose account and served Search services are all outside `data_resident_regions`
+    (whatever their type, even one not known before deploy), deployments whose type keeps
+    processing within the allowed area, and everything with `residency = "any"`. In a template, a
+    Search service placed in its account's region (both in `resourceGroup().location`) holds its
+    data where the deployment processes it, whichever region that turns out to be: a regional
+    deployment passes, and with `residency = "datazone"` so does a data zone one when every
+    data-resident region is in a data zone.
 
     ## Undetermined when
 
-    The deployment type (`sku.name`) is unknown before deploy, absent, or not one Microsoft documents; the
-    account is not among the scanned resources; a region that decides is an expression that cannot
-    be evaluated; a Search connection's id or endpoint is unknown, or names a service that is not
-    among the scanned resources; a Search service that would fail it is connected to a hub whose
+    The deployment type (`sku.name`) is unknown before deploy, absent, or not one Microsoft
+    documents, and some type would fail; the account is not among the scanned resources; a region
+    that decides is an expression that cannot be evaluated, or is not known before deploy and is
+    not the account's own (or is, for a type that would fail in some data-resident region); a
+    Search connection's id or endpoint is unknown, or names a service that is not among the
+    scanned resources; a Search service that would fail it is connected to a hub whose
     connection to an account is not known before deploy (it may be this account); or
     `residency` is not `region`, `datazone` or `any`.
 
@@ -225,74 +235,168 @@ def global_deployment_residency(resource: Resource, ctx: CheckContext) -> Iterat
     `ac3add17` recommends Data Zone Standard for data residency requirements; this rule applies it
     where the estate shows the data is resident.
     """
-    policy = str(ctx.options.get("residency", DATA_ZONE)).strip().lower()
-    if policy == "any":
+    residency = _residency(ctx)
+    if residency is None:
         return
-    resident = {normalize_location(r) for r in ctx.options.get("data_resident_regions", EU_DATA_ZONE)}
-    if not resident:
-        return
-    scope, path = _scope(resource)
+    path = "sku.name"
+    scope = _scope(resource.get(path), path)
     account = ctx.inventory.parent(resource)
     if account is None:
         known(Unknown("the deployment's account is not among the scanned resources"))
     assert account is not None
+    holders, unknown = _holders(account, ctx)
+    if isinstance(scope, Unknown):
+        _judge_every_type(scope, unknown, account.location, holders, residency)
+        return
+    outcome = _judge(scope, account.location, holders, residency)
+    if isinstance(outcome, _Breach):
+        yield _violation(resource, path, scope, account.location, outcome, residency.policy)
+        return  # one finding per deployment: its type is the one thing to change
+    known(unknown if unknown is not None else outcome)
+
+
+@dataclass(frozen=True)
+class _Residency:
+    """How far data held in a data-resident region may be processed (``policy``), and those regions."""
+
+    policy: str
+    resident: frozenset[str]
+
+
+def _residency(ctx: CheckContext) -> _Residency | None:
+    """The rule's options, or None when they forbid nothing (``residency = "any"``, no region)."""
+    policy = str(ctx.options.get("residency", DATA_ZONE)).strip().lower()
+    if policy == "any":
+        return None
+    resident = frozenset(normalize_location(r) for r in ctx.options.get("data_resident_regions", EU_DATA_ZONE))
+    return _Residency(policy, resident) if resident else None
+
+
+@dataclass(frozen=True)
+class _Holder:
+    """A place that holds data a deployment is given: its account, or an AI Search service it
+    serves (``doubt``: why it only may serve it)."""
+
+    what: str
+    region: Any
+    own: bool = False
+    doubt: Unknown | None = None
+
+
+@dataclass(frozen=True)
+class _Breach:
+    """The holder whose data-resident region a deployment's processing may leave."""
+
+    holder: _Holder
+    region: str
+
+
+def _holders(account: Resource, ctx: CheckContext) -> tuple[list[_Holder], Unknown | None]:
+    """Where the data a deployment is given is held, and the first reason a connection's Search
+    service cannot be known."""
     searches, maybe, unknown = served_search(account, ctx)
-    # A regional deployment processes in its account's region, which no policy forbids for the
-    # account's own data, whether or not that region is known. A Search service it may serve
-    # (through a hub whose account is not known before deploy) leaves it undetermined where a
-    # served one would fail it.
-    holders: list[tuple[str, Any, Unknown | None]] = []
-    if scope != REGIONAL:
-        holders.append((f"its account '{account.name}'", account.location, None))
-    holders += [(f"AI Search '{s.name}' it serves", s.location, None) for s in searches]
-    holders += [(f"AI Search '{s.name}' it may serve", s.location, doubt) for s, doubt in maybe]
-    for holder, where, doubt in holders:
-        if isinstance(where, Unknown):
-            unknown = unknown or Unknown(f"the region of {holder} is not known ({where.reason})")
-            continue
-        if not isinstance(where, str):  # a region is a name; anything else decides nothing
-            unknown = unknown or Unknown(f"the region of {holder} is {where!r}, not a region name")
+    holders = [_Holder(f"its account '{account.name}'", account.location, own=True)]
+    holders += [_Holder(f"AI Search '{s.name}' it serves", s.location) for s in searches]
+    holders += [_Holder(f"AI Search '{s.name}' it may serve", s.location, doubt=doubt) for s, doubt in maybe]
+    return holders, unknown
+
+
+def _judge(scope: str, account_region: Any, holders: list[_Holder], residency: _Residency) -> _Breach | Unknown | None:
+    """A deployment of this scope on an account in ``account_region``: the first holder whose
+    data-resident region it may process outside of, else the first reason it cannot be decided,
+    else None (it passes)."""
+    doubts: list[Unknown] = []
+    for holder in holders:
+        if scope == REGIONAL and holder.own:
+            # A regional deployment processes in its account's region, which no policy forbids
+            # for the account's own data, whether or not that region is known.
             continue
         try:
-            region = where
-            if region not in resident:
-                continue
-            if _within(scope, account.location, _allowed(policy, region)):
-                continue
+            region = _breached(scope, account_region, holder, residency)
         except UnknownValueError as exc:
-            unknown = unknown or exc.value
+            doubts.append(exc.value)
             continue
-        if doubt is not None:
-            unknown = unknown or doubt
-            continue
-        leaves_zone = not _within(scope, account.location, _zone(region) or frozenset({region}))
-        sku = resource.get(path)
-        yield Violation(
-            f"Deployment '{resource.name}' is {sku} ({_describe(scope, account.location)}) but {holder} is "
-            f"in data-resident {region}, whose data may be processed only within "
-            f"{'that region' if policy == REGIONAL else 'its data zone'}",
-            path,
-            sku,
-            _expected(policy, region),
-            severity=Severity.HIGH if leaves_zone else Severity.MEDIUM,
-        )
-        return  # one finding per deployment: its type is the one thing to change
-    if unknown is not None:
-        known(unknown)
+        if region is not None and holder.doubt is not None:
+            doubts.append(holder.doubt)
+        elif region is not None:
+            return _Breach(holder, region)  # a holder it surely leaves: no doubt elsewhere changes that
+    return doubts[0] if doubts else None
 
 
-def _scope(deployment: Resource) -> tuple[str, str]:
-    """The deployment's processing scope and the property that decides it, ``sku.name``. A
-    deployment without one is not guessed to be regional: the rule cannot decide."""
-    path = "sku.name"
-    sku = known(deployment.get(path))
+def _judge_every_type(
+    why: Unknown, doubt: Unknown | None, account_region: Any, holders: list[_Holder], residency: _Residency
+) -> None:
+    """A deployment whose type is not known (``why``): undetermined on its type when some type
+    would fail, or types differ (one passes, another cannot be decided); else on what leaves
+    every type undecided (first ``doubt``, a connection's Search service not known before
+    deploy). A deployment whose account and served Search services are all outside the
+    data-resident regions passes whatever its type."""
+    outcomes = [_judge(scope, account_region, holders, residency) for scope in SCOPE_ORDER]
+    kinds = {"fail" if isinstance(o, _Breach) else "pass" if o is None else "unknown" for o in outcomes}
+    if "fail" in kinds or len(kinds) > 1:
+        known(why)
+    known(doubt if doubt is not None else next((o for o in outcomes if o is not None), None))
+
+
+def _breached(scope: str, account_region: Any, holder: _Holder, residency: _Residency) -> str | None:
+    """The data-resident region of a holder that a deployment of this scope may process outside
+    of, or None. A region not known before deploy decides nothing when it is the account's own
+    (``resourceGroup().location`` for both) and the deployment passes in every data-resident
+    region: a Standard deployment processes where its Search data is, whichever region that is."""
+    where = holder.region
+    if isinstance(where, Unknown):
+        if _same_unknown(where, account_region) and _passes_in_every(scope, residency):
+            return None
+        known(Unknown(f"the region of {holder.what} is not known ({where.reason})"))
+    if not isinstance(where, str):  # a region is a name; anything else decides nothing
+        known(Unknown(f"the region of {holder.what} is {where!r}, not a region name"))
+    if where not in residency.resident or _within(scope, account_region, _allowed(residency.policy, where)):
+        return None
+    return str(where)
+
+
+def _same_unknown(region: Unknown, account_region: Any) -> bool:
+    """Whether an unknown region is provably the account's (one symbol, such as the resource
+    group's region)."""
+    return isinstance(account_region, Unknown) and region.symbol is not None and region.symbol == account_region.symbol
+
+
+def _passes_in_every(scope: str, residency: _Residency) -> bool:
+    """Whether a deployment of this scope passes for data held in its account's own region,
+    whichever data-resident region that is."""
+    try:
+        return all(_within(scope, region, _allowed(residency.policy, region)) for region in residency.resident)
+    except UnknownValueError:  # a data zone type in a region no data zone covers
+        return False
+
+
+def _violation(
+    resource: Resource, path: str, scope: str, account_region: Any, breach: _Breach, policy: str
+) -> Violation:
+    region = breach.region
+    leaves_zone = not _within(scope, account_region, _zone(region) or frozenset({region}))
+    sku = resource.get(path)
+    return Violation(
+        f"Deployment '{resource.name}' is {sku} ({_describe(scope, account_region)}) but {breach.holder.what} is "
+        f"in data-resident {region}, whose data may be processed only within "
+        f"{'that region' if policy == REGIONAL else 'its data zone'}",
+        path,
+        sku,
+        _expected(policy, region),
+        severity=Severity.HIGH if leaves_zone else Severity.MEDIUM,
+    )
+
+
+def _scope(sku: Any, path: str) -> str | Unknown:
+    """The deployment's processing scope, decided by its type (``sku.name``), or why the type is
+    not known: unknown before deploy, absent, or not one Microsoft documents. A deployment
+    without one is not guessed to be regional: any type may be the case."""
+    if isinstance(sku, Unknown):
+        return sku
     if sku is None:
-        known(Unknown("the deployment declares no deployment type", path=path))
+        return Unknown("the deployment declares no deployment type", path=path)
     scope = SCOPES.get(str(sku).lower())
-    if scope is None:
-        known(Unknown(f"deployment type {sku!r} is not one Microsoft documents", path=path))
-    assert scope is not None
-    return scope, path
+    return Unknown(f"deployment type {sku!r} is not one Microsoft documents", path=path) if scope is None else scope
 
 
 def _zone(region: str) -> frozenset[str] | None:

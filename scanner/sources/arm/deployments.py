@@ -35,12 +35,12 @@ from scanner.sources.arm.evaluator import (
     Evaluator,
     Placement,
     Scope,
-    is_secure,
     require_copy_count,
 )
 from scanner.sources.arm.functions import Partial
 from scanner.sources.arm.limits import MAX_COPY, MAX_RESOURCES, RefusedTemplate
 from scanner.sources.arm.parameters import SECRET_REFERENCE, ParameterFile
+from scanner.sources.arm.securetypes import SecretTypes, is_secure
 from scanner.sources.arm.wellformed import require_arm_document
 
 # ARM publishes no limit on how deep deployments nest; a scan stops at 20 levels (a coverage gap).
@@ -70,6 +70,8 @@ class Session:
     budget: int = field(default_factory=lambda: MAX_INSTANCES)
     _said: set[str] = field(default_factory=set)
     _documents: dict[Path, Document] = field(default_factory=dict)
+    # Which parameter and output types hold a secret, worked out once per template document.
+    secrets: SecretTypes = field(default_factory=SecretTypes)
 
     def warn(self, message: str) -> None:
         if message not in self._said:
@@ -137,7 +139,9 @@ class TemplateFrame:
         self._deployment_name = deployment_name
         # Expressions evaluate in ``scope`` (an outer-scope module's is its parent's); the
         # resources deploy to ``placement``.
-        self.scope = scope or Scope(template, supplied or {}, placement or Placement(), frame=self)
+        self.scope = scope or Scope(
+            template, supplied or {}, placement or Placement(), frame=self, secrets=session.secrets
+        )
         self.placement = placement or self.scope.placement
         self.ancestry: frozenset[Path] = frozenset({location.resolve()})  # files up the chain of links
         self._template_uri = _file_uri(location, session.root)
@@ -243,7 +247,8 @@ class TemplateFrame:
 
     def outputs(self) -> dict[str, Any]:
         """The template's outputs, ``{name: {"type": ..., "value": ...}}``, evaluated once.
-        Secure outputs are never read; while they are being evaluated (a cycle) they are unknown."""
+        Secure outputs, and the secure members of an output's type, are never read; while they
+        are being evaluated (a cycle) they are unknown."""
         if self._outputs is not None:
             return self._outputs
         self._outputs = Partial()
@@ -254,10 +259,14 @@ class TemplateFrame:
                 continue
             if is_secure(self.template, spec):
                 value: Any = Unknown(f"secure output '{name}' is not read")
-            elif isinstance(spec.get("copy"), dict):
-                value = self._output_copy(spec["copy"], name)
             else:
-                value = Evaluator(self.scope).value(spec.get("value"))
+                copy = spec.get("copy")
+                evaluated = (
+                    self._output_copy(copy, name)
+                    if isinstance(copy, dict)
+                    else Evaluator(self.scope).value(spec.get("value"))
+                )
+                value = self.session.secrets.hide(self.template, spec, evaluated, name)
             out[str(name)] = {"type": spec.get("type"), "value": value}
         self._outputs = out
         return out

@@ -50,13 +50,13 @@ from scanner.sources.arm.functions import (
 )
 from scanner.sources.arm.limits import MAX_COPY, RefusedTemplate, serialized_length, spend_calls, spend_size
 from scanner.sources.arm.parameters import UnsetPlaceholder
+from scanner.sources.arm.securetypes import SecretTypes, is_secure, resolve_definition
 
 SUBSCRIPTION_ID = "{subscriptionId}"
 RESOURCE_GROUP = "{resourceGroupName}"
 ROOT_DEPLOYMENT = "{deploymentName}"
 _DEPLOYMENT_ONLY = Unknown("known only during deployment")
 _MAX_DEPTH = 64
-_MAX_REF_DEPTH = 16
 
 
 class Frame(Protocol):
@@ -156,6 +156,8 @@ class Scope:
     # The parameter whose default is being evaluated (`Evaluator.site`), where ARM allows
     # ``utcNow()`` and ``newGuid()``; None elsewhere.
     site: str | None = None
+    # Which parameter types hold a secret: one for the whole scan (`deployments.Session`).
+    secrets: SecretTypes = field(default_factory=SecretTypes)
     _parameters: dict[str, Any] = field(default_factory=dict)
     _variables: dict[str, Any] = field(default_factory=dict)
     _busy: set[str] = field(default_factory=set)
@@ -172,6 +174,7 @@ class Scope:
             dict(self.loops),
             dict(self.lambda_values),
             self.site,
+            self.secrets,
         )
         scope._parameters = self._parameters
         scope._variables = self._variables
@@ -335,7 +338,6 @@ class Evaluator:
             return Unknown(f"parameter '{name}' is not declared")
         real_name, declaration = declared
         definition = resolve_definition(self.scope.template, declaration)
-        kind = str(definition.get("type", "")).lower()
         supplied = _declared(self.scope.supplied, real_name)
         given = supplied is not None and _given(supplied[1])
         if is_secure(self.scope.template, declaration):
@@ -345,23 +347,27 @@ class Evaluator:
             result: Any = (
                 definition["defaultValue"] if empty else Unknown(f"secure parameter '{real_name}' is not read")
             )
-        elif supplied is not None and (given or "defaultValue" not in definition):
-            result = self._given_value(real_name, _coerce(supplied[1], kind))
-        elif "defaultValue" in definition:
-            if key in self.scope._busy:
-                return Unknown(f"parameter '{real_name}' refers to itself")
-            result = self._default(real_name, definition["defaultValue"], kind)
-        elif definition.get("nullable") is True:
-            result = None
+        elif key in self.scope._busy and not given:
+            return Unknown(f"parameter '{real_name}' refers to itself")
         else:
-            # Unknown, but the same value wherever it is used: ``{name}`` in the scanned
-            # template, ``{hub:name}`` in a module.
-            result = Unknown(
-                f"parameter '{real_name}' has no value (pass --parameters)",
-                symbol="{" + self.site(real_name) + "}",
-            )
+            # An object whose type marks only some members secure is read but for those members.
+            plain = self._plain_parameter(real_name, definition, supplied[1] if supplied else None, given)
+            result = self.scope.secrets.hide(self.scope.template, declaration, plain, real_name)
         cache[key] = result
         return result
+
+    def _plain_parameter(self, name: str, definition: dict[str, Any], supplied: Any, given: bool) -> Any:
+        """A parameter that is not secure as a whole: the value given, else its default, else
+        null when it is nullable, else unknown but one value wherever it is used (``{name}``
+        in the scanned template, ``{hub:name}`` in a module)."""
+        kind = str(definition.get("type", "")).lower()
+        if given or (supplied is not None and "defaultValue" not in definition):
+            return self._given_value(name, _coerce(supplied, kind))
+        if "defaultValue" in definition:
+            return self._default(name, definition["defaultValue"], kind)
+        if definition.get("nullable") is True:
+            return None
+        return Unknown(f"parameter '{name}' has no value (pass --parameters)", symbol="{" + self.site(name) + "}")
 
     def _given_value(self, name: str, value: Any) -> Any:
         """A value given for a parameter. One a module is given that nobody knows before deploy
@@ -436,38 +442,6 @@ class Evaluator:
             raise TemplateFunctionError("expected a lambda")
         bound = {**function.scope.lambda_values, **dict(zip(function.names, values, strict=False))}
         return Evaluator(function.scope.child(lambda_values=bound)).node(function.body)
-
-
-def is_secure(template: dict[str, Any], definition: Any, depth: int = 0) -> bool:
-    """A ``securestring`` or ``secureObject`` parameter or output, or a type holding one in a
-    property or item (languageVersion 2.0 types): its value is never read."""
-    resolved = resolve_definition(template, definition)
-    if str(resolved.get("type", "")).lower() in ("securestring", "secureobject"):
-        return True
-    if depth > _MAX_REF_DEPTH:
-        return False
-    properties = resolved.get("properties")
-    nested = [*properties.values()] if isinstance(properties, dict) else []
-    nested += [resolved.get(k) for k in ("items", "additionalProperties") if isinstance(resolved.get(k), dict)]
-    return any(is_secure(template, n, depth + 1) for n in nested)
-
-
-def resolve_definition(template: dict[str, Any], definition: Any, depth: int = 0) -> dict[str, Any]:
-    """A parameter's definition with its ``$ref`` type folded in (``"$ref": "#/definitions/T"``):
-    a parameter inherits ``type``, ``nullable`` and the rest from ``T``, through nested refs;
-    its own keys win."""
-    if not isinstance(definition, dict):
-        return {}
-    ref = definition.get("$ref")
-    if not isinstance(ref, str) or not ref.startswith("#/definitions/") or depth > _MAX_REF_DEPTH:
-        return definition
-    name = ref[len("#/definitions/") :].replace("~1", "/").replace("~0", "~")
-    definitions = template.get("definitions")
-    target = definitions.get(name) if isinstance(definitions, dict) else None
-    if not isinstance(target, dict):
-        return definition
-    base = resolve_definition(template, target, depth + 1)
-    return {**base, **{k: v for k, v in definition.items() if k != "$ref"}}
 
 
 def _decides_on_text(name: str, args: list[Any]) -> bool:
@@ -832,9 +806,14 @@ def _environment(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
 
 def _reference(ev: Evaluator, nodes: tuple[Node, ...]) -> Any:
     """``reference(target[, apiVersion[, 'full']])``: a module's outputs, or what a declared
-    resource's deployment fixes (its id and location, with ``'full'``); runtime state is unknown."""
+    resource's deployment fixes (its id and location, with ``'full'``); runtime state is unknown.
+    A target named from a value fixed at deployment (``concat('foundry-', variables('suffix'))``,
+    the suffix a ``uniqueString()`` of ``deployment().name``) is the declaration whose name is that
+    same symbol, as it is in ``dependsOn``."""
     args = _args(ev, nodes)
     target = args[0] if args else None
+    if isinstance(target, Unknown) and target.symbol is not None:
+        target = target.symbol
     if isinstance(target, Unknown):
         return Unknown(f"reference() of an unknown resource: {target.reason}")
     if not isinstance(target, str):

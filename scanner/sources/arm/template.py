@@ -46,13 +46,12 @@ from scanner.sources.arm.evaluator import (
     Evaluator,
     Placement,
     Scope,
-    is_secure,
     require_copy_count,
-    resolve_definition,
 )
 from scanner.sources.arm.expressions import Call, ExpressionError, Index, Literal, Member, Node, is_expression, parse
 from scanner.sources.arm.limits import RefusedTemplate, budget
 from scanner.sources.arm.parameters import TemplateOptions, placeholder_warning
+from scanner.sources.arm.securetypes import resolve_definition
 from scanner.sources.arm.wellformed import require_arm_document, require_read_shape
 
 _BODY_KEYS = (
@@ -219,7 +218,7 @@ class TemplateReader:
                 self.session.warn(
                     f"{given.path or 'parameters'}: parameter '{name}' is not declared by {self.doc.path}; ignored"
                 )
-        shown = {str(k).lower() for k, v in declared.items() if not is_secure(self.doc.data, v)}
+        shown = {str(k).lower() for k, v in declared.items() if not self.session.secrets.holds(self.doc.data, v)}
         defaulted = {
             str(k).lower() for k, v in declared.items() if "defaultValue" in resolve_definition(self.doc.data, v)
         }
