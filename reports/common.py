@@ -7,9 +7,11 @@ from collections.abc import Callable
 from pathlib import PurePath
 from typing import Any
 
+from scanner.drift.attribution import Attribution, History
 from scanner.engine.checkapi import Severity
 from scanner.engine.results import Finding, ScanResult, Undetermined, UnreadType
 from scanner.model.places import Place
+from scanner.model.resources import parse_resource_id
 from scanner.model.unknown import Unknown
 
 
@@ -83,3 +85,28 @@ def unread_lines(unread: list[UnreadType], name: Callable[[str], str] = str) -> 
             noun = "resource" if total == 1 else "resources"
             lines.append((ai, f"{total} {noun} of {kind} azai does not read: {listed}"))
     return lines
+
+
+def history_of(result: ScanResult) -> History | None:
+    """Who made the drift, when `azai drift` read the change records of a live comparison."""
+    history: History | None = getattr(result.drift, "history", None)
+    return history
+
+
+def change_of(result: ScanResult, finding: Finding) -> Attribution | None:
+    """The drift finding's attribution: the change record that explains it, or why none does."""
+    history = history_of(result)
+    return history.by_finding.get(finding.fingerprint) if history else None
+
+
+def resource_label(resource_id: str) -> str:
+    """A change record's resource as reports name resources: its name, with its parents'."""
+    return parse_resource_id(resource_id).name_chain or resource_id
+
+
+def authors_line(history: History) -> str:
+    """Who made the changes of the timeline, each once, most changes first."""
+    return "; ".join(
+        f"{who} ({count} change{'s' if count != 1 else ''}{', an expected writer' if expected else ''})"
+        for who, count, expected in history.authors()
+    )

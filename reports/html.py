@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import datetime as dt
 
-from reports.common import severity_counts, unread_lines
+from reports.common import authors_line, change_of, history_of, resource_label, severity_counts, unread_lines
 from reports.escaping import html_text
 from scanner import __version__
 from scanner.cost.summary import NOT_KNOWN, UNTAGGED, CostSummary, owner_of, summarize
+from scanner.drift.attribution import when_text
 from scanner.engine.results import Finding, ScanResult, sort_findings
 from scanner.model.pricing import SUMMARY_BASIS
 
@@ -241,14 +242,37 @@ def _table(result: ScanResult, summary: CostSummary) -> str:
     for f in sort_findings(result.findings):
         money, why = _money_cell(f)
         state = " (suppressed)" if f.suppression else ""
+        change = change_of(result, f)
+        witness = f"<br><span class='note witness'>{html_text(change.line)}</span>" if change else ""
         rows.append(
             f'<tr><td class="{f.severity.label}">{f.severity.label}{state}</td><td>{f.check.id} {f.check.slug}</td>'
             f"<td>{html_text(f.resource.name)}</td><td>{html_text(owner_of(f, summary.owner_tag))}</td>"
-            f'<td>{html_text(f.violation.message)}</td><td class="num">{money}</td>'
+            f'<td>{html_text(f.violation.message)}{witness}</td><td class="num">{money}</td>'
             f'<td class="note">{html_text(why)}</td></tr>'
         )
     head = _head("severity", "rule", "resource", "owner", "finding", "#monthly", "basis")
     return f'<h2>Findings</h2><table id="findings">{head}{"".join(rows)}</table>'
+
+
+def _timeline(result: ScanResult) -> str:
+    """``azai drift`` against live: the drift's change records in time order, each with its
+    author, after a line of who made how many, so an auditor reads the window's story."""
+    history = history_of(result)
+    if history is None:
+        return ""
+    title = f"<h2 id='timeline'>Changes in time order (Resource Graph, last {history.window_days} days)</h2>"
+    timeline = history.timeline()
+    if not timeline:
+        return f"{title}<p>No change record of the drifted resources.</p>"
+    rows = "".join(
+        f"<tr><td>{when_text(e.record.timestamp)}</td><td>{html_text(e.record.changed_by or '(not recorded)')}"
+        f"{' (expected writer)' if e.expected_writer else ''}</td><td>{html_text(e.record.client_type or '')}</td>"
+        f"<td>{html_text(e.record.operation or '')}</td><td>{html_text(resource_label(e.record.target_id))}</td>"
+        f"<td>{html_text(', '.join(e.what))}</td></tr>"
+        for e in timeline
+    )
+    head = _head("when", "who", "through", "operation", "resource", "drifted")
+    return f"{title}<p>By author: {html_text(authors_line(history))}.</p><table id='changes'>{head}{rows}</table>"
 
 
 def _scope(result: ScanResult, generated: dt.datetime) -> str:
@@ -309,7 +333,8 @@ def render(result: ScanResult, generated: dt.datetime | None = None) -> bytes:
     body = (
         f"<header><h1>azai report</h1>{_scope(result, when)}</header><main>{_verdict(result)}"
         f"{_waste_total(summary)}<div class='summary'>{_top_five(summary)}{_owners(summary)}</div>"
-        f"{_coverage(result)}{_counts(result)}{_waste_detail(summary)}{_table(result, summary)}{_inputs(result)}"
+        f"{_coverage(result)}{_counts(result)}{_waste_detail(summary)}{_table(result, summary)}{_timeline(result)}"
+        f"{_inputs(result)}"
         "</main>"
     )
     document = (

@@ -7,14 +7,15 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from reports.common import location, plain, scanned_location, severity_counts, uri
+from reports.common import history_of, location, plain, scanned_location, severity_counts, uri
 from reports.escaping import json_text
 from scanner import __version__
 from scanner.cost.summary import cost_json, summarize, summary_json
+from scanner.drift.attribution import Attribution, History
 from scanner.engine.results import Finding, ScanResult
 from scanner.policy.suppressions import summarize_suppression
 
-SCHEMA_VERSION = "1.7"
+SCHEMA_VERSION = "1.8"
 
 
 def drift_json(report: Any) -> dict[str, Any] | None:
@@ -44,7 +45,42 @@ def drift_json(report: Any) -> dict[str, Any] | None:
         ],
         "findings_appeared": [brief(f) for f in report.appeared],
         "findings_resolved": [brief(f) for f in report.resolved],
+        **_history_json(report.history, [*report.added, *report.removed]),
     }
+
+
+def _history_json(history: History | None, moved: list[Any]) -> dict[str, Any]:
+    """The change records' part of the drift section: the window read, each added or removed
+    resource's (``moved``) ``change`` by its id as ``added`` and ``removed`` list it, and the
+    timeline (null and empty when none were read)."""
+    if history is None:
+        return {"changes_window_days": None, "resource_changes": {}, "timeline": []}
+    return {
+        "changes_window_days": history.window_days,
+        "resource_changes": {
+            r.id: _change(history.by_resource[r.id.lower()]) for r in moved if r.id.lower() in history.by_resource
+        },
+        "timeline": [
+            {
+                "timestamp": entry.record.timestamp.isoformat(),
+                "changed_by": entry.record.changed_by,
+                "changed_by_type": entry.record.changed_by_type,
+                "client_type": entry.record.client_type,
+                "operation": entry.record.operation,
+                "correlation_id": entry.record.correlation_id,
+                "change_type": entry.record.change_type,
+                "resource_id": entry.record.target_id,
+                "drifted": list(entry.what),
+                "expected_writer": entry.expected_writer,
+            }
+            for entry in history.timeline()
+        ],
+    }
+
+
+def _change(attribution: Attribution | None) -> dict[str, Any] | None:
+    """A finding's ``change`` object: values as JSON, unknown ones marked (`plain`)."""
+    return None if attribution is None else plain(attribution.as_json())
 
 
 _FINDINGS = "@@azai-findings@@"
@@ -68,8 +104,11 @@ def chunks(result: ScanResult) -> Iterator[bytes]:
         yield (head + "[]" + tail + "\n").encode("utf-8")
         return
     yield (head + "[\n").encode("utf-8")
+    history = history_of(result)
+    changes = history.by_finding if history else {}
     for start in range(0, len(findings), _BATCH):
-        text = ",\n".join("    " + _ONE_LINE.encode(_finding(f)) for f in findings[start : start + _BATCH])
+        batch = findings[start : start + _BATCH]
+        text = ",\n".join("    " + _ONE_LINE.encode(_finding(f, changes.get(f.fingerprint))) for f in batch)
         text += ",\n" if start + _BATCH < len(findings) else "\n"
         yield json_text(text).encode("utf-8")
     yield ("  ]" + tail + "\n").encode("utf-8")
@@ -79,7 +118,7 @@ _ONE_LINE = json.JSONEncoder(ensure_ascii=False)  # one encoder for every findin
 _BATCH = 512  # findings encoded, escaped and written together
 
 
-def _finding(f: Finding) -> dict[str, Any]:
+def _finding(f: Finding, change: Attribution | None = None) -> dict[str, Any]:
     return {
         "rule_id": f.check.id,
         "slug": f.check.slug,
@@ -105,6 +144,7 @@ def _finding(f: Finding) -> dict[str, Any]:
         "suppression": summarize_suppression(f.suppression),
         "baseline_state": f.baseline_state,
         "cost": cost_json(f.cost),
+        "change": _change(change),
     }
 
 

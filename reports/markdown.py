@@ -18,10 +18,11 @@ from collections import Counter
 from dataclasses import dataclass
 
 from reports import MIN_MAX_BYTES
-from reports.common import place_text, severity_counts, unread_lines
+from reports.common import authors_line, history_of, place_text, resource_label, severity_counts, unread_lines
 from reports.escaping import markdown_code, markdown_text
 from scanner import __version__
 from scanner.cost.summary import CostSummary, summarize
+from scanner.drift.attribution import Attribution, History, when_text
 from scanner.drift.compare import DriftReport
 from scanner.engine.checkapi import Check, Pillar, Severity
 from scanner.engine.results import Finding, ScanResult, Undetermined, UnreadType, sort_findings
@@ -46,14 +47,17 @@ def _where(finding: Finding) -> str:
     return markdown_code(where) + (f" {markdown_code(origin.address)}" if origin.address else "")
 
 
-def _rule_section(check: Check, findings: list[Finding]) -> list[str]:
+def _rule_section(check: Check, findings: list[Finding], history: History | None = None) -> list[str]:
     lines = [f"### {check.id} {check.slug} ({len(findings)})", "", f"**{check.title}** · {check.pillar}", ""]
     lines += ["| severity | resource | type | where | finding |", "|---|---|---|---|---|"]
+    changes = history.by_finding if history else {}
     for f in findings:
         state = f" ({f.baseline_state})" if f.baseline_state else ""
+        change = changes.get(f.fingerprint)
+        witness = f"<br>{markdown_text(change.line)}" if change else ""
         lines.append(
             f"| {_ICON[f.severity]} {f.severity.label}{state} | {markdown_code(f.resource.name)} "
-            f"| {markdown_text(f.resource.type)} | {_where(f)} | {markdown_text(f.violation.message)} |"
+            f"| {markdown_text(f.resource.type)} | {_where(f)} | {markdown_text(f.violation.message)}{witness} |"
         )
     lines += [
         "",
@@ -153,7 +157,8 @@ def _findings_section(result: ScanResult, shown: list[Finding]) -> list[str]:
         ((c, g) for c, g in groups if g),
         key=lambda cg: (-max(f.severity for f in cg[1]), -min(f.severity for f in cg[1])),
     )
-    return [line for check, group in ranked for line in _rule_section(check, group)]
+    history = history_of(result)
+    return [line for check, group in ranked for line in _rule_section(check, group, history)]
 
 
 def _undetermined_section(undetermined: list[Undetermined]) -> list[str]:
@@ -216,12 +221,48 @@ def _drift_section(report: DriftReport | None) -> list[str]:
             f"| {markdown_code(str(c.after))} |"
             for c in changes
         ]
-    lines += [f"| {markdown_code(r.name)} | (added) | | {markdown_text(r.type)} |" for r in report.added]
-    lines += [f"| {markdown_code(r.name)} | (removed) | {markdown_text(r.type)} | |" for r in report.removed]
+    made = report.history.by_resource if report.history else {}
+    lines += [
+        f"| {markdown_code(r.name)} | (added) | | {markdown_text(r.type)}{_made_by(made, r.id)} |" for r in report.added
+    ]
+    lines += [
+        f"| {markdown_code(r.name)} | (removed) | {markdown_text(r.type)}{_made_by(made, r.id)} | |"
+        for r in report.removed
+    ]
     if report.appeared or report.resolved:
         lines += ["", f"Findings appeared: {len(report.appeared)}, resolved: {len(report.resolved)}.", ""]
         lines += [f"- appeared: {f.check.id} {markdown_code(f.resource.name)}" for f in report.appeared]
         lines += [f"- resolved: {f.check.id} {markdown_code(f.resource.name)}" for f in report.resolved]
+    lines.append("")
+    return lines
+
+
+def _made_by(made: dict[str, Attribution], resource_id: str) -> str:
+    """Who created or deleted an added or removed resource, on a line of the cell's own."""
+    attribution = made.get(resource_id.lower())
+    return f"<br>{markdown_text(attribution.line)}" if attribution else ""
+
+
+def _timeline_section(history: History | None) -> list[str]:
+    """The drift's change records in time order, each with its author, after a line of who
+    made how many: the story of the window at a glance."""
+    if history is None:
+        return []
+    timeline = history.timeline()
+    lines = [f"### Changes in time order (Resource Graph, last {history.window_days} days)", ""]
+    if not timeline:
+        return [*lines, "No change record of the drifted resources.", ""]
+    lines += [f"By author: {markdown_text(authors_line(history))}.", ""]
+    lines += ["| when | who | through | operation | resource | drifted |", "|---|---|---|---|---|---|"]
+    for entry in timeline:
+        record = entry.record
+        who = markdown_text(record.changed_by or "(not recorded)")
+        who += " (expected writer)" if entry.expected_writer else ""
+        lines.append(
+            f"| {when_text(record.timestamp)} | {who} | {markdown_text(record.client_type or '')} "
+            f"| {markdown_code(record.operation or '')} | {markdown_code(resource_label(record.target_id))} "
+            f"| {', '.join(markdown_code(w) for w in entry.what)} |"
+        )
     lines.append("")
     return lines
 
@@ -272,6 +313,7 @@ def render(result: ScanResult, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[byte
                 *_undetermined_section(result.undetermined),
                 *_suppressed_section(suppressed),
                 *_drift_section(result.drift),
+                *_timeline_section(history_of(result)),
                 *_coverage_section(result.coverage, result.unread_types),
                 *_warnings_section(result.warnings),
             ]

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from reports.common import place_text, severity_counts, unread_lines
+from reports.common import history_of, place_text, severity_counts, unread_lines
 from reports.escaping import visible
 from scanner import __version__
 from scanner.cost.summary import CostSummary, summarize
+from scanner.drift.attribution import Attribution, History
 from scanner.drift.compare import DriftReport
 from scanner.engine.checkapi import Severity
 from scanner.engine.results import Finding, ScanResult, Undetermined, UnreadType
@@ -43,9 +44,11 @@ Line = str | Painted
 SEVERITY_STYLE = {Severity.CRITICAL: "1;31", Severity.HIGH: "31", Severity.MEDIUM: "33", Severity.LOW: "36"}
 
 
-def _findings_section(active: list[Finding], compact: bool) -> list[Line]:
+def _findings_section(active: list[Finding], compact: bool, history: History | None = None) -> list[Line]:
     """The findings the gate counts, most severe first, so the worst are read first; compact,
-    one line each (severity, rule, resource, message, place), for logs and grep."""
+    one line each (severity, rule, resource, message, place), for logs and grep. A live drift
+    finding says, on a line of its own, who made it (`azai drift`'s ``history``)."""
+    changes = history.by_finding if history else {}
     lines: list[Line] = []
     for severity in sorted(Severity, reverse=True):
         group = [f for f in active if f.severity == severity]
@@ -61,6 +64,9 @@ def _findings_section(active: list[Finding], compact: bool) -> list[Line]:
                 lines.append(Painted(line, SEVERITY_STYLE[severity]))
                 continue
             lines += [f"  {head}", f"    {finding.violation.message}", f"    at {_where(finding)}"]
+            change = changes.get(finding.fingerprint)
+            if change is not None:
+                lines.append(f"    {change.line}")
         if not compact:
             lines.append("")
     return lines + ([""] if compact and lines else [])
@@ -117,12 +123,19 @@ def _drift_section(report: DriftReport | None) -> list[str]:
             lines.append(
                 f"  changed {resource.name}: {change.path}: {json_text(change.before)} -> {json_text(change.after)}"
             )
-    lines += [f"  added {r.type} {r.name}" for r in report.added]
-    lines += [f"  removed {r.type} {r.name}" for r in report.removed]
+    made = report.history.by_resource if report.history else {}
+    lines += [f"  added {r.type} {r.name}{_made_by(made, r.id)}" for r in report.added]
+    lines += [f"  removed {r.type} {r.name}{_made_by(made, r.id)}" for r in report.removed]
     lines += [f"  finding appeared: {f.check.id} {f.resource.name}" for f in report.appeared]
     lines += [f"  finding resolved: {f.check.id} {f.resource.name}" for f in report.resolved]
     lines.append("")
     return lines
+
+
+def _made_by(made: dict[str, Attribution], resource_id: str) -> str:
+    """ ": created by ... on ... UTC" for an added or removed resource whose records were read."""
+    attribution = made.get(resource_id.lower())
+    return f": {attribution.line}" if attribution else ""
 
 
 def _coverage_section(coverage: list[CoverageGap], unread: list[UnreadType]) -> list[Line]:
@@ -248,7 +261,7 @@ def render(result: ScanResult, compact: bool = False, colour: bool = False) -> b
     lines: list[Line] = [
         _header(result),
         "",
-        *_findings_section(active, False),
+        *_findings_section(active, False, history_of(result)),
         *_undetermined_section(result.undetermined, False),
         *_suppressed_section(suppressed),
         *_baseline_section(result, active),

@@ -63,7 +63,7 @@ def test_text_report_groups_by_severity_with_counts() -> None:
 
 def test_json_report_has_the_documented_fields() -> None:
     data = cli_json(DEMO_PLAN)
-    assert data["schema_version"] == "1.7"
+    assert data["schema_version"] == "1.8"
     finding = next(f for f in data["findings"] if f["rule_id"] == "AZAI-101")
     assert finding["slug"] == "anonymous-endpoint"
     assert finding["severity"] == "critical"

@@ -16,6 +16,7 @@ import click
 
 from scanner import __version__
 from scanner.cli.options import (
+    expected_writer_option,
     live_options,
     policy_options,
     progress_wanted,
@@ -286,6 +287,7 @@ def scan(
 @report_options
 @policy_options(DRIFT_GATE, "any drift fails")
 @live_options
+@expected_writer_option
 @view_options
 def drift(
     snapshots: tuple[str, ...],
@@ -304,6 +306,9 @@ def drift(
       azai drift BASE --subscription ID            a snapshot against live
       azai drift --iac plan.json --subscription ID IaC against live
       azai drift --iac plan.json                   Terraform's own resource_drift
+
+    Against live, each drift says who made it, when and through what, from Resource Graph's
+    change records (14 days); --expected-writer names the pipeline's own identities.
 
     --select and --ignore choose the drift rules (AZAI-901 to 903) and, between two scans, the
     rules whose findings are compared; --rule-option and the config file's options apply to both.

@@ -159,6 +159,18 @@ live_options = _apply(
 )
 
 
+# The drift command's own: who deploys through the reviewed path (docs/drift.md, "Who changed it").
+expected_writer_option = click.option(
+    "--expected-writer",
+    "expected_writers",
+    multiple=True,
+    metavar="ID",
+    help="A service principal or managed identity that deploys through the reviewed path, as Resource Graph's "
+    "change records name it (changedBy): a live drift it made is reported at low severity as deployed outside "
+    "the IaC under review. Repeatable; adds to the configuration file's expected-writers.",
+)
+
+
 def policy_options(default_gate: str, gate_meaning: str) -> Decorator:
     """Rule selection, rule options, configuration, baselines, the gate, and cost settings."""
     return _apply(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scanner.engine.checkapi import Check, CheckContext, DriftPair
 from scanner.engine.evaluate import inherited_tags
@@ -30,6 +30,9 @@ from scanner.model.resources import (
     parse_resource_id,
 )
 from scanner.model.unknown import Unknown, UnknownValueError
+
+if TYPE_CHECKING:
+    from scanner.drift.attribution import History
 
 
 def _autoscaled(resource: Resource) -> bool:
@@ -313,7 +316,9 @@ def is_security_path(path: str) -> bool:
 
 @dataclass
 class DriftReport:
-    """The drift section every report shows, besides the drift findings themselves."""
+    """The drift section every report shows, besides the drift findings themselves; with a
+    live comparison, ``history``: who made each drift, from Resource Graph's change records
+    (`scanner.drift.attribution`), None when none were read."""
 
     mode: str
     base: str
@@ -323,6 +328,10 @@ class DriftReport:
     changed: list[tuple[Resource, list[Change]]] = field(default_factory=list)
     appeared: list[Finding] = field(default_factory=list)
     resolved: list[Finding] = field(default_factory=list)
+    history: History | None = None
+    # IaC to live: the full id a missing resource's id stands for, by its lower-case id, when
+    # its placeholders can be filled from where the IaC's other resources were found (`placed`).
+    placed: dict[str, str] = field(default_factory=dict)
 
 
 def _key(resource: Resource) -> tuple[str, str]:
@@ -414,6 +423,24 @@ def drift_findings(
                 )
             )
     return found
+
+
+def placed(declared_id: str, pairs: Iterable[tuple[Resource, Resource]]) -> str | None:
+    """The full id that an IaC id with placeholders stands for, or None when it cannot be told:
+    a placeholder subscription (or resource group) is the one where every declared resource
+    that was found live lies, when there is exactly one; any other placeholder, or several
+    places, leave it unknown. A missing resource's change records are looked up by it."""
+    parts = declared_id.split("/")
+    if len(parts) < 5 or parts[1].lower() != "subscriptions" or parts[3].lower() != "resourcegroups":
+        return None
+    found = [parse_resource_id(live.id) for _, live in pairs]
+    for index, place in ((2, {p.subscription for p in found}), (4, {p.resource_group for p in found})):
+        if is_placeholder(parts[index]):
+            if len(place) != 1 or None in place:
+                return None
+            parts[index] = str(next(iter(place)))
+    filled = "/".join(parts)
+    return None if any(is_placeholder(part) for part in parts if part) else filled
 
 
 def covered_groups(declared: Iterable[Resource], pairs: Iterable[tuple[Resource, Resource]]) -> set[str]:

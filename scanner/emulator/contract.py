@@ -10,7 +10,10 @@ refuses. It decides nothing else: a request it does not know is the server's to 
   ``data/contract.json`` cites its spec folder and how the versions were enumerated.
 - Azure Monitor metrics: the names, aggregations and dimensions of Learn's "Supported metrics"
   tables for the types azai measures (names and dimensions compare case-insensitively).
-- Resource Graph: page and subscription limits from Learn and the REST spec.
+- Resource Graph: page and subscription limits from Learn and the REST spec; the
+  ``resourcechanges`` table's rows, retention and the query forms the emulator reads
+  (`changes_query`), a query it cannot read answered as Resource Graph answers one it cannot
+  parse.
 
 `markdown` renders all of it as docs/emulator-contract.md (``python -m
 scanner.emulator.contract > docs/emulator-contract.md``); a test keeps the file current.
@@ -18,6 +21,7 @@ scanner.emulator.contract > docs/emulator-contract.md``); a test keeps the file 
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import functools
 import json
@@ -325,6 +329,150 @@ def graph_request_error(body: Mapping[str, Any], subscription_count_in_scope: in
     return None
 
 
+CHANGES_TABLE = "resourcechanges"
+INVALID_QUERY = (
+    "Query is invalid. Please refer to the documentation for the Azure Resource Graph service and fix the error "
+    "before retrying."
+)
+# What a ``where`` clause of a change query may name, and what the emulator reads it as: the
+# record's target, or the time it was detected (Learn's samples write both forms).
+_TARGET_TERMS = ("properties.targetResourceId", "tostring(properties.targetResourceId)")
+_TIME_TERMS = ("properties.changeAttributes.timestamp", "todatetime(properties.changeAttributes.timestamp)")
+_AGO = re.compile(r"^(?P<term>.+?)\s*(?:>=|>)\s*ago\(\s*(?P<count>\d+)\s*(?P<unit>[dhm])\s*\)$")
+_IN = re.compile(r"^(?P<term>.+?)\s+in~\s*\((?P<items>.*)\)$", re.DOTALL)
+_UNITS = {"d": "days", "h": "hours", "m": "minutes"}
+
+
+class QueryError(ValueError):
+    """A change query the emulator cannot read; its text is the token Resource Graph would name."""
+
+
+@dataclass(frozen=True)
+class ChangesQuery:
+    """What a ``resourcechanges`` query asks, in the forms Learn's samples and azai write:
+    ``extend`` aliases, ``where`` conjunctions of ``<target> in~ (...)`` and ``<time> > ago(N)``,
+    ``project`` of columns and ``order by id``. ``targets``: lower-case ids (None: any);
+    ``since``: only records newer than that long ago (None: the whole retention)."""
+
+    targets: frozenset[str] | None = None
+    since: dt.timedelta | None = None
+    columns: tuple[str, ...] | None = None
+    descending: bool = False
+
+
+def changes_query(query: str) -> ChangesQuery | Answer:
+    """The query read, or Resource Graph's 400 for a query that cannot be parsed (an
+    unterminated string, a clause the emulator does not know). The emulator reads only the
+    forms above: a valid query in another form is refused too, which is stricter than Azure."""
+    try:
+        masked, literals = _mask_literals(query)
+        table, *operators = (part.strip() for part in masked.split("|"))
+        if table.lower() != CHANGES_TABLE:
+            raise QueryError(table)
+        return _read_operators(operators, literals)
+    except QueryError as exc:
+        token = re.sub("\x00\\d+\x00", "'...'", str(exc))[:80]  # a literal's place, not its text
+        details = [
+            {"code": "InvalidQuery", "message": INVALID_QUERY},
+            {"code": "ParserFailure", "message": "ParserFailure", "token": token},
+        ]
+        return _graph_error(details)
+
+
+def _mask_literals(query: str) -> tuple[str, list[str]]:
+    """The query with each string literal (single or double quotes, backslash escapes) replaced
+    by ``\x00N\x00``, and the literals' values: pipes and commas inside a name are not syntax."""
+    out: list[str] = []
+    literals: list[str] = []
+    index = 0
+    while index < len(query):
+        char = query[index]
+        if char not in "'\"":
+            out.append(char)
+            index += 1
+            continue
+        value, index = _literal(query, index)
+        out.append(f"\x00{len(literals)}\x00")
+        literals.append(value)
+    return "".join(out), literals
+
+
+def _literal(query: str, start: int) -> tuple[str, int]:
+    """The value of the string literal that opens at ``start``, and the index after it."""
+    quote, index, value = query[start], start + 1, []
+    while index < len(query):
+        char = query[index]
+        if char == "\\" and index + 1 < len(query):
+            value.append(query[index + 1])
+            index += 2
+        elif char == quote:
+            return "".join(value), index + 1
+        else:
+            value.append(char)
+            index += 1
+    raise QueryError(query[start : start + 40])
+
+
+def _read_operators(operators: list[str], literals: list[str]) -> ChangesQuery:
+    aliases: dict[str, str] = {}
+    query = ChangesQuery()
+    for operator in operators:
+        verb, _, rest = operator.partition(" ")
+        verb = verb.lower()
+        if verb == "extend":
+            for assignment in _top_level(rest, ","):
+                name, equals, expression = assignment.partition("=")
+                if not equals:
+                    raise QueryError(assignment)
+                aliases[name.strip()] = "".join(expression.split())
+        elif verb == "where":
+            for clause in _top_level(rest, " and "):
+                query = _where(query, clause.strip(), aliases, literals)
+        elif verb == "project":
+            query = dataclasses.replace(query, columns=tuple(c.strip() for c in rest.split(",")))
+        elif verb in ("order", "sort") and re.fullmatch(r"by\s+id(\s+(asc|desc))?", rest.strip(), re.IGNORECASE):
+            query = dataclasses.replace(query, descending=rest.strip().lower().endswith("desc"))
+        else:
+            raise QueryError(operator)
+    return query
+
+
+def _top_level(text: str, separator: str) -> list[str]:
+    """``text`` split at ``separator`` (case-insensitive) outside parentheses."""
+    parts, depth, start, index = [], 0, 0, 0
+    lowered = text.lower()
+    while index < len(text):
+        depth += {"(": 1, ")": -1}.get(text[index], 0)
+        if depth == 0 and lowered.startswith(separator, index):
+            parts.append(text[start:index])
+            start = index = index + len(separator)
+            continue
+        index += 1
+    return [*parts, text[start:]]
+
+
+def _where(query: ChangesQuery, clause: str, aliases: dict[str, str], literals: list[str]) -> ChangesQuery:
+    """One ``where`` conjunct read into the query: a target list or a time filter."""
+    listed = _IN.match(clause)
+    if listed and _term(listed.group("term"), aliases) in _TARGET_TERMS:
+        items = [item.strip() for item in listed.group("items").split(",")]
+        if not all(re.fullmatch(r"\x00\d+\x00", item) for item in items):
+            raise QueryError(clause)
+        wanted = frozenset(literals[int(item.strip("\x00"))].lower() for item in items)
+        return dataclasses.replace(query, targets=wanted if query.targets is None else query.targets & wanted)
+    recent = _AGO.match(clause)
+    if recent and _term(recent.group("term"), aliases) in _TIME_TERMS:
+        since = dt.timedelta(**{_UNITS[recent.group("unit")]: int(recent.group("count"))})
+        return dataclasses.replace(query, since=since if query.since is None else min(since, query.since))
+    raise QueryError(clause)
+
+
+def _term(text: str, aliases: dict[str, str]) -> str:
+    """A term without spaces, an ``extend`` alias replaced by what it stands for."""
+    compact = "".join(text.split())
+    return aliases.get(compact, compact)
+
+
 def tenant_scope(subscription_count: int) -> tuple[int, dict[str, str]]:
     """How many of a tenant or management-group scope's subscriptions a query evaluates (the
     first ones), and the headers its answer carries."""
@@ -399,7 +547,41 @@ def markdown() -> str:
         out += _table(("Metric", "Aggregations", "Dimensions"), metric_rows)
     out += ["", "## Resource Graph limits", ""]
     out += _table(("Limit", "Behaviour", "Source"), GRAPH_LIMITS)
-    return "\n".join(out) + "\n"
+    return "\n".join(out + _changes_markdown()) + "\n"
+
+
+def change_table() -> dict[str, Any]:
+    """The looked-up facts of the ``resourcechanges`` table (``data/contract.json``)."""
+    table: dict[str, Any] = _data()["resourceChanges"]
+    return table
+
+
+def _changes_markdown() -> list[str]:
+    """The ``resourcechanges`` section of the doc: each fact with its source."""
+    table = change_table()
+    sources = table["sources"]
+    out = [
+        "",
+        f"## Resource Graph: the `{table['table']}` table",
+        "",
+        f"Each row is a `{table['row_type']}` resource extending the resource that changed ({sources['get']};",
+        f"the table reference lists the same type for the other change tables: {sources['tables']}); what a",
+        "row's `properties` hold:",
+        "",
+    ]
+    out += _table(("Field", "Meaning", "Source"), ((f"`{f}`", m, sources[s]) for f, m, s in table["fields"]))
+    out += ["", "What the emulator keeps to:", ""]
+    out += _table(("Fact", "Behaviour", "Source"), ((f, b, sources[s]) for f, b, s in table["limits"]))
+    out += [
+        "",
+        "The emulator reads change queries in Learn's forms only (`changes_query`): `extend` aliases, `where`",
+        "conjunctions of `<target> in~ ('id', ...)` and `<time> > ago(Nd)` (also `h`, `m`; `>=`), `project` and",
+        "`order by id`. Any other query of the table, and one it cannot parse, is answered as Resource Graph",
+        "answers a query it cannot parse: 400, `BadRequest`, details `InvalidQuery` and `ParserFailure`",
+        f"({sources['refusal']}).",
+        "A valid query in another form is refused too: the emulator is the stricter.",
+    ]
+    return out
 
 
 if __name__ == "__main__":

@@ -5,19 +5,50 @@ A file holds ``{"subscriptions": [...], "managementGroups": {"mg": ["sub", ...]}
 -> metric name -> dimension value -> hourly samples), ``"publishedMetrics"`` (resource id ->
 the names it publishes, when fewer than its type's), ``"metricErrors"`` (resource id -> metric
 name -> ``{"code", "message"}`` answered instead of its series), ``"skus"``, ``"retailPrices"``,
-``"accountModels"`` and ``"locationModels"``. Child resources (agent pools, computes,
-endpoints) are listed with their full ids and served under their parents' collection routes.
+``"accountModels"``, ``"locationModels"`` and ``"resourceChanges"``. Child resources (agent
+pools, computes, endpoints) are listed with their full ids and served under their parents'
+collection routes.
+
+``"resourceChanges"`` is the estate's change history, served as Resource Graph's
+``resourcechanges`` table (docs/drift.md, "Writing an estate with its change history"). Each
+entry is one change record:
+
+- ``targetResourceId`` (required): the full id of the resource that changed;
+- ``changeType`` (required): ``Create``, ``Update`` or ``Delete``;
+- when it happened, one of: ``timestamp``, an ISO 8601 date and time (``2026-11-20T10:14:00Z``;
+  without an offset, UTC), or ``ago``, an ISO 8601 duration before the moment the emulator
+  answers (``PT2H``, ``P3DT4H``), so that a bundled estate never ages out;
+- who and through what, each optional and left out of the record when absent (Resource Graph
+  also leaves some out): ``changedBy`` (an email address, or an application's id),
+  ``changedByType`` (``User``, ``Application``...), ``clientType`` (``Azure Portal``,
+  ``ARM Template``, an application id...), ``operation`` (the permission used, such as
+  ``microsoft.cognitiveservices/accounts/write``) and ``correlationId``;
+- ``changes`` (an ``Update``'s, optional): property path -> ``{"previousValue": ...,
+  "newValue": ...}``, paths as Resource Graph writes them (``properties.disableLocalAuth``),
+  values served exactly as written (Resource Graph's own example writes strings, ``"null"``
+  for an absent value; azai reads strings and JSON values alike);
+- ``changeId`` (optional): the record's name; one is made from its position otherwise.
+
+Resource Graph keeps changes for 14 days: a record older than that when a query arrives is not
+served, whatever the query asks.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import hashlib
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from scanner.model.durations import parse_duration
 from scanner.model.resources import parse_resource_id
+
+CHANGE_TYPES = ("Create", "Update", "Delete")
+# The change actor attributes an estate may give, in the order Learn's example lists them.
+CHANGE_ACTOR = ("correlationId", "changedByType", "clientType", "changedBy", "operation")
 
 
 @dataclass
@@ -42,6 +73,7 @@ class Estate:
     location_models: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     published_metrics: dict[str, list[str]] = field(default_factory=dict)
     metric_errors: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
+    resource_changes: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.by_id = {r["id"].lower(): r for r in self.resources}
@@ -50,6 +82,8 @@ class Estate:
         # Top-level resources by lower-case subscription id, in id order: Resource Graph and the
         # generic list answer from one subscription's share, not a pass over the whole estate.
         self.by_subscription: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for index, entry in enumerate(self.resource_changes):
+            _check_change(entry, index)
         for resource in sorted(self.resources, key=lambda r: r["id"].lower()):
             parsed = parse_resource_id(resource["id"])
             target, marker, extension = resource["id"].lower().rpartition("/providers/")
@@ -79,10 +113,79 @@ class Estate:
                 k.lower(): {name.lower(): (e["code"], e["message"]) for name, e in errors.items()}
                 for k, errors in data.get("metricErrors", {}).items()
             },
+            data.get("resourceChanges", []),
         )
 
     def subscription_ids(self) -> list[str]:
         return [s["subscriptionId"] for s in self.subscriptions]
+
+    def change_rows(self, now: dt.datetime) -> list[tuple[dt.datetime, dict[str, Any]]]:
+        """The change records as rows of Resource Graph's ``resourcechanges`` table at ``now``
+        (``ago`` resolved against it), each after its time, for the server to filter."""
+        return [_change_row(entry, index, now) for index, entry in enumerate(self.resource_changes)]
+
+
+def _check_change(entry: Any, index: int) -> None:
+    """One ``resourceChanges`` entry as docs/drift.md describes it, or a ValueError saying what
+    is wrong with it: an estate's author learns of a typo when the estate loads."""
+    where = f"resourceChanges[{index}]"
+    if not isinstance(entry, dict) or not isinstance(entry.get("targetResourceId"), str):
+        raise ValueError(f"{where}: a change record needs a 'targetResourceId' string")
+    if entry.get("changeType") not in CHANGE_TYPES:
+        raise ValueError(f"{where}: 'changeType' must be one of {', '.join(CHANGE_TYPES)}")
+    if ("timestamp" in entry) == ("ago" in entry):
+        raise ValueError(f"{where}: give either 'timestamp' or 'ago'")
+    if "ago" in entry and parse_duration(entry["ago"]) is None:
+        raise ValueError(f"{where}: 'ago' must be an ISO 8601 duration such as PT2H")
+    if "timestamp" in entry:
+        _timestamp(entry["timestamp"], where)
+    if not isinstance(entry.get("changes", {}), dict):
+        raise ValueError(f"{where}: 'changes' must map property paths to previous and new values")
+
+
+def _timestamp(value: Any, where: str) -> dt.datetime:
+    try:
+        when = dt.datetime.fromisoformat(str(value))
+    except ValueError:
+        raise ValueError(f"{where}: 'timestamp' must be an ISO 8601 date and time") from None
+    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
+
+
+def _change_row(entry: dict[str, Any], index: int, now: dt.datetime) -> tuple[dt.datetime, dict[str, Any]]:
+    """One ``resourcechanges`` row: a ``Microsoft.Resources/changes`` resource extending the
+    target, its ``properties`` shaped as Learn's "Get resource changes" example (the change
+    actor attributes and the timestamp in ``changeAttributes``; ``changesCount`` 0 for a Create
+    or Delete, which carry no ``changes``)."""
+    target = entry["targetResourceId"]
+    parsed = parse_resource_id(target)
+    delay = parse_duration(entry.get("ago"))
+    when = now - delay if delay is not None else _timestamp(entry["timestamp"], "")
+    changes = entry.get("changes") or {}
+    digest = hashlib.sha256(target.lower().encode("utf-8")).hexdigest()[:12]
+    change_id = str(entry.get("changeId") or f"{index:08d}_{digest}")
+    attributes: dict[str, Any] = {
+        "previousResourceSnapshotId": f"{change_id}_previous",
+        "newResourceSnapshotId": f"{change_id}_new",
+        **{key: entry[key] for key in CHANGE_ACTOR if key in entry},
+        "changesCount": len(changes) if entry["changeType"] == "Update" else 0,
+        "timestamp": when.astimezone(dt.UTC).isoformat(timespec="milliseconds"),
+    }
+    properties: dict[str, Any] = {
+        "targetResourceId": target,
+        "targetResourceType": (parsed.resource_type or "").lower(),
+        "changeType": entry["changeType"],
+        "changeAttributes": attributes,
+    }
+    if entry["changeType"] == "Update":
+        properties["changes"] = changes
+    return when, {
+        "id": f"{target}/providers/Microsoft.Resources/changes/{change_id}",
+        "name": change_id,
+        "type": "microsoft.resources/changes",
+        "subscriptionId": parsed.subscription or "",
+        "resourceGroup": (parsed.resource_group or "").lower(),
+        "properties": properties,
+    }
 
 
 def generate_estate(subscriptions: int, resources_per_subscription: int) -> Estate:

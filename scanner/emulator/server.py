@@ -3,7 +3,8 @@
 What it reproduces, because the scanner must cope with it (shared/reference/azure-live.md §8):
 Bearer tokens required (401 without), ``api-version`` required (400 without), ``nextLink``
 paging with absolute links, case-insensitive routes, ``x-ms-*`` headers, Resource Graph
-``$skipToken`` paging, and injected faults: 429 with ``Retry-After``, transient 5xx, slow
+``$skipToken`` paging, its ``resourcechanges`` table (an estate's change records, within
+Graph's 14 days: `_changes`), and injected faults: 429 with ``Retry-After``, transient 5xx, slow
 responses, 403 on chosen subscriptions, and hostile answers (`scanner.emulator.hostile`): links
 off the endpoint or in a loop, stalls, trickles, any status, headers or body. Every request is
 logged, so tests can assert that a scan never wrote. A plain-HTTP managed-identity token endpoint lets an unchanged
@@ -12,6 +13,7 @@ logged, so tests can assert that a scan never wrote. A plain-HTTP managed-identi
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 import ssl
@@ -48,6 +50,11 @@ class Faults:
     # Subscriptions a tenant or management-group Resource Graph query evaluates; 0: Azure's own
     # limit (`contract.TENANT_SUBSCRIPTION_LIMIT`). Tests set a small one instead of 10,000.
     tenant_subscription_limit: int = 0
+    # Resource Graph queries whose text holds one of these (case-insensitive: "resourcechanges")
+    # answer their first request 429 as Graph throttles, with no Retry-After but its quota
+    # headers (x-ms-user-quota-remaining 0, x-ms-user-quota-resets-after hh:mm:ss); the retry
+    # succeeds. shared/reference/azure-live.md, Resource Graph quota.
+    throttle_queries: tuple[str, ...] = ()
     # Hostile answers by lower-case path suffix: every request whose path ends with one gets it.
     answers: dict[str, Answer] = field(default_factory=dict)
     # The next-page link of a collection's first page (the $skipToken of a Resource Graph
@@ -66,6 +73,13 @@ def _schedules_in_view(schedules: list[dict[str, Any]], view: str) -> list[dict[
     return [s for s in schedules if (s.get("properties") or {}).get("isEnabled", True) is wanted]
 
 
+def _table_of(body: Any) -> str:
+    """The table a Resource Graph query's body (``{"query": "table | ..."}``) reads, lower-case;
+    "" for any other body."""
+    query = body.get("query") if isinstance(body, dict) else None
+    return query.split("|", 1)[0].strip().lower() if isinstance(query, str) else ""
+
+
 def _by_suffix(table: dict[str, Any], path: str) -> Any:
     lowered = path.lower()
     return next((value for suffix, value in table.items() if lowered.endswith(suffix)), None)
@@ -77,6 +91,7 @@ class LoggedRequest:
     path: str
     query: str
     status: int
+    table: str = ""  # a Resource Graph query's table (lower-case), so tests can count its pages
 
 
 class Emulator:
@@ -150,15 +165,19 @@ class Emulator:
     def __exit__(self, *_: object) -> None:
         self.stop()
 
-    def fault_for(self, key: str) -> str | None:
-        """'throttle', 'error' or None for a request; a request already faulted once goes through."""
+    def fault_for(self, key: str, throttled_query: bool = False) -> str | None:
+        """'throttle', 'graph-throttle', 'error' or None for a request (``throttled_query``: a
+        Resource Graph query `Faults.throttle_queries` names); a request already faulted once
+        goes through."""
         faults = self.faults
         with self._lock:
             if key in self._faulted:
                 return None
             self._counter += 1
             kind = None
-            if faults.throttle_every and self._counter % faults.throttle_every == 0:
+            if throttled_query:
+                kind = "graph-throttle"
+            elif faults.throttle_every and self._counter % faults.throttle_every == 0:
                 kind = "throttle"
             elif faults.error_every and self._counter % faults.error_every == 0:
                 kind = "error"
@@ -197,6 +216,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     emulator: Emulator  # set on the subclass `_handler` makes
     tls: bool
+    table = ""  # the table of the Resource Graph query being answered (`LoggedRequest.table`)
 
     protocol_version = "HTTP/1.1"
     # Headers and body go out in separate writes; with Nagle's algorithm on, the client's
@@ -211,7 +231,7 @@ class _Handler(BaseHTTPRequestHandler):
         # Recorded before the answer goes out: a client that has its answer (a test about to
         # count requests) must find the request in the log, whatever the threads' timing.
         split = urlsplit(self.path)
-        self.emulator.record(LoggedRequest(self.command, split.path, split.query, status))
+        self.emulator.record(LoggedRequest(self.command, split.path, split.query, status, self.table))
         self.send_response(status)
         self.send_header("Content-Type", "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
@@ -248,6 +268,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _dispatch(self) -> None:
         body = self._body() if self.command in ("POST", "PUT", "PATCH") else None
+        # One handler serves every request of a kept-alive connection: the table is this one's.
+        self.table = _table_of(body)
         split = urlsplit(self.path)
         path, query = split.path.rstrip("/"), parse_qs(split.query)
         if not self.tls:
@@ -281,11 +303,21 @@ class _Handler(BaseHTTPRequestHandler):
         """Answer the 429 or 503 the faults inject for this request, if it gets one (its retry
         does not): whether it did."""
         faults = self.emulator.faults
-        fault = self.emulator.fault_for(f"{self.command} {self.path} {json.dumps(body, sort_keys=True)}")
-        if fault == "throttle":
+        query = str((body or {}).get("query", "")).lower() if isinstance(body, dict) else ""
+        named = any(text.lower() in query for text in faults.throttle_queries)
+        fault = self.emulator.fault_for(f"{self.command} {self.path} {json.dumps(body, sort_keys=True)}", named)
+        if fault in ("throttle", "graph-throttle"):
+            # The body is ARM's throttling answer for both (Graph's own body is not looked up;
+            # azai reads the status and the headers): Graph says when to retry in its quota
+            # headers, ARM in Retry-After.
             seconds = faults.retry_after_seconds
             message = f"Number of 'read' requests exceeded the limit. Please try again after '{seconds}' seconds."
-            self._error(429, "SubscriptionRequestsThrottled", message, {"Retry-After": str(seconds)})
+            wait = (
+                {"x-ms-user-quota-remaining": "0", "x-ms-user-quota-resets-after": f"00:00:{seconds:02d}"}
+                if fault == "graph-throttle"
+                else {"Retry-After": str(seconds)}
+            )
+            self._error(429, "SubscriptionRequestsThrottled", message, wait)
             return True
         if fault == "error":
             self._error(503, "ServiceUnavailable", "The service is temporarily unavailable.")
@@ -585,11 +617,38 @@ class _Handler(BaseHTTPRequestHandler):
         refused = contract.graph_request_error(request, 0 if subscriptions else len(in_scope))
         if refused is not None:
             return self._send(*refused)
+        if query.split("|", 1)[0].strip().lower() == contract.CHANGES_TABLE:
+            scope = subscriptions or [s["subscriptionId"].lower() for s in in_scope]
+            return self._changes(query, scope, options, headers)
         if containers:
             rows = self._subscription_rows(in_scope, subscriptions, headers)
         else:
             rows = self._resource_rows(query, subscriptions)
         return self._send(200, self._graph_page(rows, options, containers), headers)
+
+    def _changes(self, query: str, subscriptions: list[str], options: dict[str, Any], headers: dict[str, str]) -> None:
+        """A query of the ``resourcechanges`` table (`contract.changes_query`): the estate's
+        change records of ``subscriptions`` still within Resource Graph's retention, narrowed to
+        the targets and the time the query names, in id order, with the projected columns only;
+        paged by ``$skipToken`` like any query. A query it cannot read is refused as Graph
+        refuses one it cannot parse."""
+        asked = contract.changes_query(query)
+        if not isinstance(asked, contract.ChangesQuery):
+            return self._send(*asked)
+        now = dt.datetime.now(dt.UTC)
+        retention = dt.timedelta(days=contract.change_table()["retention_days"])
+        oldest = now - min(retention, asked.since or retention)
+        rows = [
+            row
+            for when, row in self.emulator.estate.change_rows(now)
+            if when >= oldest
+            and row["subscriptionId"].lower() in subscriptions
+            and (asked.targets is None or row["properties"]["targetResourceId"].lower() in asked.targets)
+        ]
+        rows.sort(key=lambda row: row["id"].lower(), reverse=asked.descending)
+        if asked.columns is not None:
+            rows = [{column: row.get(column) for column in asked.columns} for row in rows]
+        return self._send(200, self._graph_page(rows, options, True), headers)
 
     def _graph_scope(self, groups: list[str]) -> list[dict[str, Any]]:
         """The subscriptions a query without a subscription list covers: those of the named
@@ -623,13 +682,14 @@ class _Handler(BaseHTTPRequestHandler):
             if wanted is None or r["type"].lower() in wanted
         ]
 
-    def _graph_page(self, rows: list[dict[str, Any]], options: dict[str, Any], containers: bool) -> dict[str, Any]:
+    def _graph_page(self, rows: list[dict[str, Any]], options: dict[str, Any], complete: bool) -> dict[str, Any]:
         """One page of a Resource Graph answer, with the ``$skipToken`` of the next (or the
-        hostile one the faults set)."""
+        hostile one the faults set); unless the rows are ``complete``, each of the page's
+        resources gets the ``subscriptionId`` and ``resourceGroup`` columns."""
         top = contract.graph_page_size(options)
         skip = int(options.get("$skipToken") or 0)
         page = rows[skip : skip + top]
-        if not containers:
+        if not complete:
             # only the page's rows get Graph's columns: copying every row of a batch for each
             # page made serving a batch quadratic (300 subscriptions: 30 pages x 30,000 rows)
             page = [

@@ -9,24 +9,43 @@
 - Terraform's own ``resource_drift`` in any scanned plan: deletions as AZAI-903, updates as
   AZAI-901 with their paths.
 
+In a live comparison (the CURRENT side read live), each drift is then read against Resource
+Graph's change records of the drifted resources, one paged query per subscription with drift
+(`scanner.sources.live.changes`), to say who made it, when and through what
+(`scanner.drift.attribution`); a change an expected writer made is lowered to low severity.
+The live reads and that query share one client factory, so one time limit, retry budget and
+request count cover both.
+
 Drift findings then meet severity overrides, suppressions, baselines and the gate like any
 other finding, so every report format carries them.
 """
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from scanner.drift.attribution import (
+    lookups,
+    lowered,
+    no_record_reason,
+    parse_record,
+    queryable,
+    subjects,
+    witness,
+)
 from scanner.drift.compare import (
     AI_TYPES,
     DriftReport,
     covered_groups,
     drift_findings,
     match,
+    placed,
     unread_by,
     watched_changes,
 )
@@ -39,16 +58,20 @@ from scanner.model.resources import Inventory, Resource, parse_resource_id
 from scanner.pipeline.run import (
     RunPolicy,
     RunRequest,
-    collect_live_inventory,
     conclude,
+    live_client_factory,
     prepare,
     template_options,
 )
 from scanner.policy.gates import DRIFT_GATE
 from scanner.sources import load_inputs
-from scanner.sources.live.collect import READ_TYPES, collected_types
+from scanner.sources.live.changes import read_changes
+from scanner.sources.live.collect import READ_TYPES, Progress, collect_live, collected_types
 from scanner.sources.snapshot import load_snapshot, save_inventory
 from scanner.sources.terraform.plan import read_resource_drift
+
+if TYPE_CHECKING:  # a drift of files never builds a client
+    from scanner.sources.live.clients import ClientFactory
 
 
 @dataclass(kw_only=True)
@@ -58,6 +81,20 @@ class DriftRequest(RunRequest):
     base: str | None = None
     current: str | None = None
     iac: Sequence[str] = ()
+    # The ids (as Resource Graph's changedBy records them) of the identities that deploy through
+    # the reviewed path; the configuration file's expected-writers add to them.
+    expected_writers: Sequence[str] = ()
+
+
+@dataclass
+class _Current:
+    """The CURRENT side: its resources (None: not given), its label, and for a live one the
+    subscriptions read and the client factory the change records are read through."""
+
+    resources: list[Resource] | None
+    label: str
+    subscriptions: list[str]
+    factory: ClientFactory | None = None
 
 
 def run_drift(request: DriftRequest) -> ScanResult:
@@ -65,36 +102,89 @@ def run_drift(request: DriftRequest) -> ScanResult:
     policy, result = prepare(request, DRIFT_GATE)
     result.checks = policy.drift_checks
     findings: list[Finding] = []
-    current, current_label = _current(request, policy, result)
-    if request.base:
-        if current is None:
-            raise InputError("azai drift BASE needs a CURRENT snapshot or a live scope (--subscription, ...)")
-        base, _ = load_snapshot(request.base)
-        result.drift = _scan_to_scan(base, current, request.base, current_label, policy, findings)
-        current_kind = "live" if request.live.requested else "snapshot"
-        result.inputs = [
-            {"path": request.base, "kind": "snapshot", "resources": len(base)},
-            {"path": current_label, "kind": current_kind, "resources": len(current)},
-        ]
-    elif request.iac:
-        _iac_drift(request, policy, result, findings, current, current_label)
-    else:
-        raise InputError("azai drift needs BASE (and CURRENT or a live scope), or --iac PATH")
+    with _live_factory(request) as factory:
+        current = _current(request, policy, result, factory)
+        base_time: dt.datetime | None = None
+        if request.base:
+            if current.resources is None:
+                raise InputError("azai drift BASE needs a CURRENT snapshot or a live scope (--subscription, ...)")
+            base, scan = load_snapshot(request.base)
+            base_time = _scan_time(scan)
+            result.drift = _scan_to_scan(base, current.resources, request.base, current.label, policy, findings)
+            compared = list(findings)
+            current_kind = "live" if request.live.requested else "snapshot"
+            result.inputs = [
+                {"path": request.base, "kind": "snapshot", "resources": len(base)},
+                {"path": current.label, "kind": current_kind, "resources": len(current.resources)},
+            ]
+        elif request.iac:
+            compared = _iac_drift(request, policy, result, findings, current.resources, current.label)
+        else:
+            raise InputError("azai drift needs BASE (and CURRENT or a live scope), or --iac PATH")
+        if current.factory is not None and result.drift is not None:
+            findings = _witnessed(current, request, policy, result, findings, compared, base_time)
     result.resources_scanned = sum(int(i["resources"]) for i in result.inputs)
     return conclude(result, findings, policy, request)
 
 
-def _current(request: DriftRequest, policy: RunPolicy, result: ScanResult) -> tuple[list[Resource] | None, str]:
+@contextlib.contextmanager
+def _live_factory(request: DriftRequest) -> Iterator[ClientFactory | None]:
+    """The client factory of a live CURRENT side, closed when the run is done with it (after
+    the change records are read); None when CURRENT is a snapshot or not given."""
+    if request.current or not request.live.requested:
+        yield None
+        return
+    with live_client_factory(request) as factory:
+        yield factory
+
+
+def _current(request: DriftRequest, policy: RunPolicy, result: ScanResult, factory: ClientFactory | None) -> _Current:
     """The CURRENT side: a snapshot file, else the live scope (saved when asked), else none."""
     if request.current:
-        return load_snapshot(request.current)[0], request.current
-    if not request.live.requested:
-        return None, ""
-    live = collect_live_inventory(request, policy.every_read)
+        return _Current(load_snapshot(request.current)[0], request.current, [])
+    if factory is None:
+        return _Current(None, "", [])
+    live = collect_live(request.live, factory, Progress(request.progress), needs=policy.every_read)
     result.coverage, result.live_requests = live.coverage, live.requests
     if request.save_inventory:
         save_inventory(request.save_inventory, live.resources, live.subscriptions, live.coverage)
-    return live.resources, "live:" + ",".join(live.subscriptions)
+    return _Current(live.resources, "live:" + ",".join(live.subscriptions), live.subscriptions, factory)
+
+
+def _scan_time(scan: dict[str, Any]) -> dt.datetime | None:
+    """When the base snapshot was taken (its ``scan.time``), None when it does not say."""
+    try:
+        when = dt.datetime.fromisoformat(str(scan.get("time")))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
+
+
+def _witnessed(
+    current: _Current,
+    request: DriftRequest,
+    policy: RunPolicy,
+    result: ScanResult,
+    findings: list[Finding],
+    compared: list[Finding],
+    base_time: dt.datetime | None,
+) -> list[Finding]:
+    """The live comparison's drift read against Resource Graph's change records: the report's
+    ``history``, the coverage gaps and requests of the read, and the findings with those an
+    expected writer made lowered. No query when nothing drifted."""
+    assert current.factory is not None and result.drift is not None
+    wanted = subjects(result.drift, compared)
+    if not wanted:
+        return findings
+    unlooked = {key: why for key, s in wanted.items() if (why := queryable(s.resource_id, current.subscriptions))}
+    reading = read_changes(current.factory, lookups(wanted, unlooked))
+    result.coverage = sorted(result.coverage + reading.coverage, key=lambda gap: gap.scope.lower())
+    result.live_requests = current.factory.requests
+    expected = frozenset(w.lower() for w in [*policy.config.expected_writers, *request.expected_writers])
+    records = [parse_record(row) for row in reading.rows]
+    no_record = no_record_reason(base_time, dt.datetime.now(dt.UTC))
+    result.drift.history = witness(wanted, records, unlooked, reading.read, expected, no_record)
+    return lowered(findings, result.drift.history)
 
 
 def _iac_drift(
@@ -104,8 +194,9 @@ def _iac_drift(
     findings: list[Finding],
     current: list[Resource] | None,
     current_label: str,
-) -> None:
-    """Terraform's own resource_drift in each plan, then the IaC against CURRENT when given."""
+) -> list[Finding]:
+    """Terraform's own resource_drift in each plan, then the IaC against CURRENT when given;
+    the findings of that comparison (not Terraform's) are returned."""
     loaded, warnings = load_inputs(request.iac, template_options(request), source_root=request.source_root)
     result.warnings.extend(warnings)
     iac_complete = not any(item.coverage for item in loaded)
@@ -117,7 +208,8 @@ def _iac_drift(
         if item.kind == "terraform":
             findings += _terraform_drift(item.path, policy.drift_checks, policy.options)
     if current is None:
-        return
+        return []
+    start = len(findings)
     result.drift = _iac_to_live(
         declared,
         current,
@@ -132,6 +224,7 @@ def _iac_drift(
         iac_complete=iac_complete,
     )
     result.inputs.append({"path": current_label, "kind": "live", "resources": len(current)})
+    return findings[start:]
 
 
 def _scan_to_scan(
@@ -184,6 +277,7 @@ def _iac_to_live(
     unmanaged = _unmanaged(added, covered_groups(declared, pairs), iac_complete)
     live_inventory, declared_inventory = Inventory(live), Inventory(declared)
     report = DriftReport("iac", iac_label, live_label, added=unmanaged, removed=missing)
+    report.placed = {r.id.lower(): full for r in missing if (full := placed(r.id, pairs)) is not None}
     for before, after in pairs:
         changes = watched_changes(before, after, declared_only=True)
         if changes:

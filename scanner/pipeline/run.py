@@ -7,9 +7,10 @@ each (before they were two copies, and drift ignored rule options).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,7 @@ from scanner.sources.arm.parameters import ParameterFile, TemplateOptions, read_
 from scanner.sources.live.scope import LiveScope
 
 if TYPE_CHECKING:  # a scan of files never imports the live reader
+    from scanner.sources.live.clients import ClientFactory
     from scanner.sources.live.collect import LiveInventory
 
 RUN_DATE_VARIABLE = "AZAI_RUN_DATE"
@@ -135,14 +137,22 @@ def template_options(request: RunRequest) -> TemplateOptions:
     return TemplateOptions(parameters, request.cloud)
 
 
-def collect_live_inventory(request: RunRequest, needs: LiveNeeds) -> LiveInventory:
-    """One live collection of what ``needs`` asks for, with a client factory that is closed
-    afterwards."""
+@contextlib.contextmanager
+def live_client_factory(request: RunRequest) -> Iterator[ClientFactory]:
+    """The client factory of one run's live reads, closed when the run is done with it: a scan
+    closes it after the collection, a drift run after it has read the change records too."""
     from scanner.sources.live.clients import ClientFactory
-    from scanner.sources.live.collect import Progress, collect_live
 
     factory = ClientFactory(request.cloud, request.arm_endpoint, timeout=request.timeout)
     try:
-        return collect_live(request.live, factory, Progress(request.progress), needs=needs)
+        yield factory
     finally:
         factory.close()
+
+
+def collect_live_inventory(request: RunRequest, needs: LiveNeeds) -> LiveInventory:
+    """One live collection of what ``needs`` asks for."""
+    from scanner.sources.live.collect import Progress, collect_live
+
+    with live_client_factory(request) as factory:
+        return collect_live(request.live, factory, Progress(request.progress), needs=needs)

@@ -21,7 +21,7 @@ from scanner.errors import InputError
 from scanner.policy.options import checked_option
 
 CONFIG_NAME = "azai.toml"
-_TOP_KEYS = {"fail-on", "select", "ignore", "rules", "suppressions", "owner-tag"}
+_TOP_KEYS = {"fail-on", "select", "ignore", "rules", "suppressions", "owner-tag", "expected-writers"}
 _SUPPRESSION_KEYS = {"rule", "resource", "justification", "expires"}
 
 
@@ -46,6 +46,9 @@ class Config:
     options: dict[str, dict[str, Any]] = field(default_factory=dict)
     suppressions: list[Suppression] = field(default_factory=list)
     owner_tag: str | None = None
+    # The identities that deploy through the reviewed path (``azai drift --expected-writer``):
+    # a change Resource Graph records as theirs is "deployed outside the IaC under review".
+    expected_writers: list[str] = field(default_factory=list)
 
 
 def find_config(start: Path) -> Path | None:
@@ -101,6 +104,7 @@ def parse_config(data: Mapping[str, Any], checks: list[Check], where: str) -> Co
     config.owner_tag = owner
     config.select = _strings(data.get("select", []), where, "select")
     config.ignore = _strings(data.get("ignore", []), where, "ignore")
+    config.expected_writers = _writers(data.get("expected-writers", []), where)
     rules = data.get("rules", {})
     if not isinstance(rules, dict):
         raise InputError(f"{where}: [rules] must be a table of rule ids or slugs")
@@ -156,6 +160,14 @@ def _strings(value: Any, where: str, key: str) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise InputError(f"{where}: '{key}' must be a list of rule ids, slugs or pillars")
     return list(value)
+
+
+def _writers(value: Any, where: str) -> list[str]:
+    """``expected-writers``: the ids (as Resource Graph records them in ``changedBy``) of the
+    service principals and managed identities that deploy through the reviewed path."""
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise InputError(f"{where}: 'expected-writers' must be a list of identity ids")
+    return [v.strip() for v in value]
 
 
 def _severity(text: str, where: str, key: str) -> Severity:

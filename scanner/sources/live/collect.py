@@ -331,7 +331,7 @@ class Collector:
         scope = f"/providers/Microsoft.Management/managementGroups/{group}"
         limited: list[str] = []
         columns = ("id", "subscriptionId")
-        pages = self._graph_pages(SUBSCRIPTIONS_QUERY, columns, scope, management_groups=[group], limited=limited)
+        pages = self.graph_pages(SUBSCRIPTIONS_QUERY, columns, scope, management_groups=[group], limited=limited)
         found = [r["subscriptionId"].lower() for page in pages for r in page]
         if not limited:
             return found
@@ -347,7 +347,7 @@ class Collector:
             d["id"].rsplit("/", 1)[-1].lower() for d in descendants if d.get("type", "").lower() == GROUP_SUBSCRIPTION
         ]
 
-    def _graph_pages(
+    def graph_pages(
         self,
         query: str,
         columns: tuple[str, ...],
@@ -447,7 +447,7 @@ class Collector:
         gaps: list[CoverageGap] = []
         scope = f"/subscriptions/{batch[0]}" if len(batch) == 1 else f"{len(batch)} subscriptions"
         found = False
-        for page in self._graph_pages(_kql(self.graph_types), ROW_COLUMNS, scope, subscriptions=batch, gaps=gaps):
+        for page in self.graph_pages(_kql(self.graph_types), ROW_COLUMNS, scope, subscriptions=batch, gaps=gaps):
             found = True
             self.progress.update(resources=len(page))
             yield from page
