@@ -28,6 +28,7 @@ from scanner.engine.checkapi import Check, Pillar, Severity
 from scanner.engine.results import Finding, ScanResult, Undetermined, UnreadType, sort_findings
 from scanner.model.pricing import SUMMARY_BASIS
 from scanner.model.resources import CoverageGap
+from scanner.model.shown import json_text
 
 DEFAULT_MAX_BYTES = 65_536  # a GitHub pull-request comment holds 65,536 characters
 
@@ -217,8 +218,8 @@ def _drift_section(report: DriftReport | None) -> list[str]:
     ]
     for resource, changes in report.changed:
         lines += [
-            f"| {markdown_code(resource.name)} | {markdown_code(c.path)} | {markdown_code(str(c.before))} "
-            f"| {markdown_code(str(c.after))} |"
+            f"| {markdown_code(resource.name)} | {markdown_code(c.path)} | {markdown_code(json_text(c.before))} "
+            f"| {markdown_code(json_text(c.after))} |"
             for c in changes
         ]
     made = report.history.by_resource if report.history else {}
