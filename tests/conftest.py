@@ -35,6 +35,14 @@ def _pinned_run_date(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AZAI_RUN_DATE", FIXTURE_DATE.isoformat())
 
 
+# The slow set (`-m "not slow"` leaves it out; README.md says which tests are in it): tests that
+# serve an emulator are marked by `pytest_collection_modifyitems` below; the others mark
+# themselves with one of these, or `pytest.mark.slow` where they render in Chromium, run the
+# SARIF Multitool or fuzz.
+CHILD_PROCESS = pytest.mark.slow  # starts a Python interpreter or Node.js: a few tenths of a second each
+TIME_LIMIT = pytest.mark.slow  # waits out a transport's time limit (a deadline, a read timeout) in real time
+
+
 def scan(*paths: Path | str, parameters: str | None = None, select: Sequence[str] = ()) -> ScanResult:
     """Scan with defaults; ``select`` narrows to the rules a test is about."""
     return run_scan(
@@ -113,6 +121,16 @@ def serve() -> Iterator[Callable[..., Emulator]]:
         yield start
         if emulator is not None:
             emulator.stop()
+
+
+@pytest.fixture(scope="session")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """``(cert.pem, key.pem)`` for 127.0.0.1, made once per test process: a 2048-bit RSA key
+    takes tens of milliseconds of CPU, and the scripted TLS servers of the transport tests start
+    about a hundred times. Read-only: servers load it, clients trust it (valid for two days)."""
+    from scanner.emulator.cert import make_certificate
+
+    return make_certificate(tmp_path_factory.mktemp("certificate"))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

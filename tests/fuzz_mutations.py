@@ -12,6 +12,7 @@ correct reader; a slow example points at a real hang, not at the test.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -419,16 +420,34 @@ def autoscale_nodes(document: Any) -> list[tuple[JsonPath, Any]]:
 _AUTOSCALE_READS = frozenset({"targetResourceUri", "metricName"})
 
 
+Aim = Callable[[Any], list[tuple[JsonPath, Any]]]
+"""Picks the (path, node) pairs of a document that mutations may land on."""
+
+
+@functools.cache
+def _places(fixture: str, aim: Aim | None) -> st.SearchStrategy[tuple[JsonPath, Any]]:
+    """Where a mutation of ``fixture`` may land: ``aim``'s nodes, or every node. Made once per
+    fixture, not once per example: walking a whole fixture, and Hypothesis labelling a strategy
+    that samples thousands of nodes (it hashes every one), cost more than a scan of it. The
+    nodes are only looked at; `Case.text` applies the mutations to a fresh copy."""
+    document = _load(fixture)
+    return st.sampled_from(aim(document) if aim is not None else list(_paths(document)))
+
+
+@functools.cache
+def _values(fixture: str) -> st.SearchStrategy[Raw]:
+    """What a mutation of ``fixture`` may bring: any of `VALUES`, or a reference to one of its
+    own parameters or variables."""
+    return st.sampled_from(VALUES + _references(_load(fixture)))
+
+
 @st.composite
 def mutations(
-    draw: st.DrawFn,
-    document: Any,
-    nodes: list[tuple[JsonPath, Any]] | None = None,
-    values: st.SearchStrategy[Raw] | None = None,
+    draw: st.DrawFn, places: st.SearchStrategy[tuple[JsonPath, Any]], values: st.SearchStrategy[Raw]
 ) -> Mutation:
-    """One mutation at a path of ``document`` (of ``nodes`` when given), of a kind that fits the
-    node found there, bringing one of ``values`` (by default any of `VALUES` or a reference)."""
-    path, node = draw(st.sampled_from(nodes if nodes is not None else list(_paths(document))))
+    """One mutation at one of ``places``, of a kind that fits the node found there, bringing one
+    of ``values``."""
+    path, node = draw(places)
     kinds = ["replace"]
     if path:
         kinds.append("delete")
@@ -437,7 +456,6 @@ def mutations(
     if isinstance(node, dict | list):
         kinds.append("insert")
     kind = draw(st.sampled_from(kinds))
-    values = values if values is not None else st.sampled_from(VALUES + _references(document))
     if kind == "replace":
         return Mutation(kind, path, value=draw(values))
     if kind == "delete":
@@ -452,15 +470,15 @@ def mutations(
 def cases(
     draw: st.DrawFn,
     fixtures: tuple[str, ...] = FIXTURE_FILES,
-    aim: Callable[[Any], list[tuple[JsonPath, Any]]] | None = None,
+    aim: Aim | None = None,
     values: st.SearchStrategy[Raw] | None = None,
 ) -> Case:
     """One of ``fixtures`` with one to three mutations, and a report format; ``aim`` picks the
-    nodes the mutations may land on, and ``values`` what they bring."""
+    nodes the mutations may land on, and ``values`` what they bring (by default any of `VALUES`
+    or a reference)."""
     fixture = draw(st.sampled_from(fixtures))
-    document = _load(fixture)
-    nodes = aim(document) if aim is not None else None
-    changes = draw(st.lists(mutations(document, nodes, values), min_size=1, max_size=3))
+    brought = values if values is not None else _values(fixture)
+    changes = draw(st.lists(mutations(_places(fixture, aim), brought), min_size=1, max_size=3))
     return Case(fixture, tuple(changes), draw(st.sampled_from(FORMATS)))
 
 

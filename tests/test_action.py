@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import CHILD_PROCESS, FIXTURES, ROOT
 
 ACTION: dict[str, Any] = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
 RECIPES = sorted((ROOT / "docs" / "ci").glob("*.yml"))
@@ -80,6 +80,7 @@ def _sarif(tmp_path: Path) -> dict[str, Any]:
     return loaded
 
 
+@CHILD_PROCESS
 def test_action_scan_step_writes_sarif_and_summary_and_reports_the_exit_code(tmp_path: Path) -> None:
     code, outputs, summary = _run_scan_step(tmp_path, AZAI_PATHS=f"{PLAN} {TEMPLATE}")
     assert code == 0 and outputs == {"exit-code": "1"}  # the step records the verdict; the Gate step applies it
@@ -89,6 +90,7 @@ def test_action_scan_step_writes_sarif_and_summary_and_reports_the_exit_code(tmp
     assert outputs == {"exit-code": "0"}
 
 
+@CHILD_PROCESS
 def test_action_scan_step_reads_paths_on_several_lines_and_separated_by_spaces(tmp_path: Path) -> None:
     # As a YAML block writes `paths: |`: one per line, and two on one line separated by spaces.
     paths = f"{PLAN}\n{OTHER_PLAN}   {TEMPLATE}\n"
@@ -99,6 +101,7 @@ def test_action_scan_step_reads_paths_on_several_lines_and_separated_by_spaces(t
     assert categories == ["azai/iac/terraform/", "azai/iac/arm/"]
 
 
+@CHILD_PROCESS
 def test_action_scan_step_selects_ignores_and_runs_in_the_working_directory(tmp_path: Path) -> None:
     code, outputs, _ = _run_scan_step(
         tmp_path,
@@ -113,6 +116,7 @@ def test_action_scan_step_selects_ignores_and_runs_in_the_working_directory(tmp_
     assert rules == {"AZAI-101", "AZAI-201", "AZAI-207"}
 
 
+@CHILD_PROCESS
 def test_action_category_prefixes_each_run_and_reaches_upload_sarif(tmp_path: Path) -> None:
     code, _, _ = _run_scan_step(tmp_path, AZAI_PATHS=f"{PLAN}\n{TEMPLATE}", AZAI_CATEGORY="infra-prod/")
     assert code == 0
@@ -124,6 +128,7 @@ def test_action_category_prefixes_each_run_and_reaches_upload_sarif(tmp_path: Pa
     }
 
 
+@CHILD_PROCESS
 def test_action_sarif_file_is_the_workspace_path_whatever_the_working_directory(tmp_path: Path) -> None:
     step = _action_step("Scan")
     env = {
@@ -145,6 +150,7 @@ def test_action_sarif_file_is_the_workspace_path_whatever_the_working_directory(
     assert (tmp_path / "out" / "azai.sarif").is_file()
 
 
+@CHILD_PROCESS
 def test_action_scan_step_keeps_an_incomplete_scan_for_upload_and_the_gate(tmp_path: Path) -> None:
     # A linked template that cannot be read: exit 3, SARIF and summary still written and uploaded.
     linked = str(FIXTURES / "bicep" / "linked" / "main.json")
@@ -154,6 +160,7 @@ def test_action_scan_step_keeps_an_incomplete_scan_for_upload_and_the_gate(tmp_p
     assert '"3"' in _action_step("Upload SARIF")["if"]
 
 
+@CHILD_PROCESS
 def test_action_scan_step_fails_on_input_errors(tmp_path: Path) -> None:
     code, outputs, _ = _run_scan_step(tmp_path, AZAI_PATHS=str(tmp_path / "missing.json"))
     assert code == 2 and outputs == {"exit-code": "2"}
@@ -266,6 +273,7 @@ def _actionlint() -> list[str]:
     pytest.skip(reason)
 
 
+@CHILD_PROCESS
 def test_actionlint_passes_every_example_workflow(tmp_path: Path) -> None:
     command = _actionlint()
     examples = []
@@ -278,6 +286,7 @@ def test_actionlint_passes_every_example_workflow(tmp_path: Path) -> None:
     assert (done.returncode, done.stdout) == (0, "")
 
 
+@CHILD_PROCESS
 def test_actionlint_is_able_to_fail(tmp_path: Path) -> None:
     command = _actionlint()
     broken = tmp_path / "broken.yml"

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from scanner.sources.arm import limits
-from tests.conftest import run_cli
+from tests.conftest import CHILD_PROCESS, run_cli
 
 SCHEMA = "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#"
 
@@ -139,11 +139,6 @@ def _write(tmp_path: Path, data: dict[str, Any], name: str = "main.json") -> Pat
     path = tmp_path / name
     path.write_text(json.dumps(data), encoding="utf-8")
     return path
-
-
-# A test that scans in a child process (so that a hang fails on its timeout) pays for the
-# interpreter's start: it belongs to the slow set.
-CHILD_PROCESS = pytest.mark.slow
 
 
 def _refused(tmp_path: Path, path: Path, *extra: str) -> str:

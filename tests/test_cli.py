@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 from scanner.engine.registry import load_checks
-from tests.conftest import FIXTURES, ROOT, cli_json, run_cli
+from tests.conftest import CHILD_PROCESS, FIXTURES, ROOT, cli_json, run_cli
 
 DEMO_PLAN = str(FIXTURES / "demo" / "plan.json")
 
 
+@CHILD_PROCESS
 def test_version_imports_no_azure_sdk_and_no_rules() -> None:
     code = (
         "import sys\n"
@@ -29,6 +30,7 @@ def test_version_imports_no_azure_sdk_and_no_rules() -> None:
     assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
+@CHILD_PROCESS
 def test_a_scan_of_files_imports_no_live_reader(tmp_path: Path) -> None:
     """The SDK clients, the transport and TLS are a live scan's; a plan scan starts without them."""
     code = (
@@ -193,6 +195,7 @@ def test_rules_by_pillar_as_markdown_and_as_compliance_data() -> None:
     ("args", "code"),
     [(("scan", DEMO_PLAN), 1), (("rules", "--format", "markdown"), 0)],
 )
+@CHILD_PROCESS
 def test_a_reader_that_stops_early_is_not_an_error(args: tuple[str, ...], code: int) -> None:
     """`azai scan plan.json | head` keeps the gate's exit code and prints no traceback."""
     process = subprocess.Popen([sys.executable, "-m", "scanner", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -261,6 +264,7 @@ def _cycles_left(source: str) -> dict[str, list[str]]:
 @pytest.mark.parametrize(
     "source", ["demo/plan.json", "demo/template.json", "demo/whatif.json", "rules/AZAI-104/plan-azurerm.json"]
 )
+@CHILD_PROCESS
 def test_a_scan_leaves_no_cyclic_garbage_per_resource(source: str) -> None:
     """A scan of files runs with the collector off, which is safe only while what it makes per
     resource is freed by reference counting (a recursive closure once kept a plan's whole configuration

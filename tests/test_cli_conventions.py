@@ -22,7 +22,7 @@ from scanner.drift.compare import Change, DriftReport
 from scanner.engine.results import ScanResult
 from scanner.errors import InputError
 from scanner.model.resources import Origin, Resource
-from tests.conftest import FIXTURES, ROOT, run_cli
+from tests.conftest import CHILD_PROCESS, FIXTURES, ROOT, run_cli
 
 DEMO = FIXTURES / "demo"
 DEMO_PLAN = str(DEMO / "plan.json")
@@ -92,6 +92,7 @@ def test_dash_o_report_sarif_writes_sarif_and_a_contradiction_is_one_line(tmp_pa
 
 
 @pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+@CHILD_PROCESS
 def test_report_files_get_the_users_umask(tmp_path: Path, umask: int) -> None:
     target = tmp_path / "azai.json"
     subprocess.run(
@@ -332,6 +333,7 @@ def on_a_terminal(*args: str, env: dict[str, str] | None = None) -> str:
     return received.decode()
 
 
+@CHILD_PROCESS
 def test_colour_only_on_a_terminal_and_never_with_no_color() -> None:
     coloured = on_a_terminal("scan", DEMO_PLAN)
     assert "\x1b[1;31mCRITICAL (1)\x1b[0m" in coloured and "\x1b[33mMEDIUM (25)\x1b[0m" in coloured
@@ -344,6 +346,7 @@ def test_colour_only_on_a_terminal_and_never_with_no_color() -> None:
         assert "\x1b[" not in plain and "CRITICAL (1)" in plain
 
 
+@CHILD_PROCESS
 def test_version_as_json_for_scripts_without_loading_the_sdk() -> None:
     code = (
         "import sys\nfrom scanner.cli.commands import main\n"

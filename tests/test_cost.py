@@ -31,7 +31,7 @@ from scanner.model.pricing import SERVERLESS_GPU, PriceBook
 from scanner.model.unknown import Unknown
 from scanner.pipeline.scan import ScanRequest, run_scan
 from scanner.sources.live.scope import LiveScope
-from tests.conftest import FIXTURES, ROOT, run_cli, scan
+from tests.conftest import CHILD_PROCESS, FIXTURES, ROOT, run_cli, scan
 
 SUB = "00000000-0000-0000-0000-0000000000c5"
 OLD_KARPENTER = KARPENTER_SOURCE.replace(
@@ -381,6 +381,7 @@ def test_a_user_table_replaces_the_bundled_rows_of_the_regions_it_names(tmp_path
         PriceBook.load(str(table))
 
 
+@CHILD_PROCESS
 def test_no_bundled_table_is_read_until_a_price_is_asked_for() -> None:
     """Start-up stays light: `azai --version` and a scan that prices nothing read no bundled
     price table; the first VM price reads the VM table once, and no other."""

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from scanner.sources.live.sdk import DISTRIBUTION, LIVE_MODULES
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import CHILD_PROCESS, FIXTURES, ROOT
 
 PYPROJECT: dict[str, Any] = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 PROJECT: dict[str, Any] = PYPROJECT["project"]
@@ -86,6 +86,7 @@ def test_the_azure_sdk_is_only_in_the_live_extra_and_the_guard_checks_each_packa
     assert f"{DISTRIBUTION}[live]" in PROJECT["optional-dependencies"]["test"]
 
 
+@CHILD_PROCESS
 def test_a_plan_and_template_scan_loads_no_azure_sdk() -> None:
     plan, template = FIXTURES / "demo" / "plan.json", FIXTURES / "demo" / "template.json"
     done = _without_sdk("scan", str(plan), str(template), "--format", "sarif", "--format", "json", "-o", "/dev/null")
@@ -104,6 +105,7 @@ def test_a_plan_and_template_scan_loads_no_azure_sdk() -> None:
     ],
     ids=["scan", "drift", "demo", "emulator"],
 )
+@CHILD_PROCESS
 def test_live_commands_without_the_sdk_exit_2_naming_the_extra(args: tuple[str, ...], what: str) -> None:
     done = _without_sdk(*args)
     assert done.returncode == 2

@@ -19,7 +19,7 @@ from scanner.emulator.server import Emulator
 from scanner.engine.results import ScanResult
 from scanner.pipeline.scan import ScanRequest, run_scan
 from scanner.sources.live.scope import LiveScope
-from tests.conftest import FIXTURES, ROOT, run_cli
+from tests.conftest import CHILD_PROCESS, FIXTURES, ROOT, run_cli
 from tests.drift_estates import base_estate, current_estate
 
 
@@ -285,6 +285,7 @@ def test_iac_to_live_finds_missing_unmanaged_and_changed_but_never_unknowns(
     assert missing["location"]["uri"].endswith("template.json") and missing["location"]["start_line"] > 1
 
 
+@CHILD_PROCESS
 def test_terraform_resource_drift_becomes_findings(tmp_path: Path) -> None:
     plan = json.loads((FIXTURES / "demo" / "plan.json").read_text())
     account = {

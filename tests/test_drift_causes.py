@@ -20,7 +20,7 @@ from scanner.emulator.hostile import Answer
 from scanner.emulator.server import Emulator, Faults
 from scanner.model import azure_types as T
 from scanner.model.resources import CoverageGap, Origin, Resource
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import CHILD_PROCESS, FIXTURES, ROOT
 from tests.test_drift import _drift
 
 SUB = "/subscriptions/00000000-0000-0000-0000-0000000000a1"
@@ -112,6 +112,7 @@ def _pool_drift(name: str, autoscaled: bool, before: int, after: int) -> dict[st
     }
 
 
+@CHILD_PROCESS
 def test_a_plans_resource_drift_on_an_autoscaled_pools_node_count_is_not_drift(tmp_path: Path) -> None:
     plan = json.loads((FIXTURES / "demo" / "plan.json").read_text())
     plan["resource_drift"] = [_pool_drift("gpu", True, 1, 4), _pool_drift("fixed", False, 2, 3)]

@@ -18,7 +18,7 @@ time: a ``metricTrigger`` of ``false`` there was the crash a 3,000-file campaign
 Profiles (``AZAI_FUZZ_PROFILE``):
 
 - ``ci`` (the default): a fixed seed and 2,000 examples shared by the fixtures, so every run
-  of the suite tries the same inputs (about a minute of one core, split across the workers),
+  of the suite tries the same inputs (about 35 s of one core, split across the workers),
   and a tenth of that aimed at autoscale settings;
 - ``long``: a fresh random seed and many more examples, for a local hunt:
   ``AZAI_FUZZ_PROFILE=long .venv/bin/python -m pytest -p no:cacheprovider tests/test_fuzz.py``.

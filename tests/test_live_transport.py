@@ -242,19 +242,19 @@ class _AnswerThenClose(socketserver.StreamRequestHandler):
 
 
 @pytest.fixture
-def closing_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[bytes], _ClosingServer]]:
+def closing_server(
+    certificate: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Callable[[bytes], _ClosingServer]]:
     """``closing_server(answer)``: a running `_ClosingServer` that the environment trusts, with
     no proxy named."""
-    from scanner.emulator.cert import make_certificate
-
-    certificate, key = make_certificate(tmp_path)
+    cert, key = certificate
     for variable in (*PROXY_VARIABLES, "NO_PROXY", "no_proxy"):
         monkeypatch.delenv(variable, raising=False)
-    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(certificate))
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(cert))
     servers: list[_ClosingServer] = []
 
     def start(answer: bytes = LIST_ANSWER) -> _ClosingServer:
-        server = _ClosingServer(certificate, key, answer)
+        server = _ClosingServer(cert, key, answer)
         threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
         servers.append(server)
         return server
@@ -266,10 +266,15 @@ def closing_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
 
 
 def _factory(server: _ClosingServer) -> ClientFactory:
-    """A factory for ``server``, its credential answering without any identity endpoint."""
+    """A factory for ``server``, its credential answering without any identity endpoint. Retries
+    follow at once (no backoff): these tests count them, and waiting out azure-core's backoff
+    (0.8 s doubling, about 5 s for four retries) would only make them slow."""
     from azure.core.credentials import AccessToken
 
-    factory = ClientFactory(arm_endpoint=f"https://127.0.0.1:{server.server_address[1]}")
+    from scanner.sources.live.boundary import Limits
+
+    endpoint = f"https://127.0.0.1:{server.server_address[1]}"
+    factory = ClientFactory(arm_endpoint=endpoint, bounds=Limits(backoff_factor=0.0))
     factory.credential.get_token_info = lambda *_, **__: AccessToken("t", int(time.time()) + 3600)  # type: ignore[method-assign]
     return factory
 

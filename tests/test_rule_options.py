@@ -12,7 +12,7 @@ import pytest
 from scanner.engine.registry import load_checks
 from scanner.policy.config import parse_config
 from scanner.policy.options import parse_rule_options
-from tests.conftest import FIXTURES, ROOT, cli_json, run_cli
+from tests.conftest import CHILD_PROCESS, FIXTURES, ROOT, cli_json, run_cli
 
 # AZAI-305 by default: Global deployments on EU accounts or serving EU Search data, and EU Search
 # data sent to a UK account or the US data zone.
@@ -252,6 +252,7 @@ def test_bare_text_is_a_string_or_a_list_of_names(bare: str, typed: object) -> N
         ),
     ],
 )
+@CHILD_PROCESS
 def test_a_value_that_cannot_be_read_is_exit_2_with_one_line(value: str, says: str) -> None:
     done = run_cli("scan", "--rule-option", value, ZONES, process=True)
     assert (done.returncode, done.stdout) == (2, "")

@@ -21,7 +21,7 @@ from scanner import RULE_PAGES
 from scanner.dev.commands import main
 from scanner.dev.scaffold import validate
 from scanner.engine.checkapi import Pillar
-from tests.conftest import ROOT
+from tests.conftest import CHILD_PROCESS, ROOT
 
 COPIED = (
     "checks",
@@ -81,6 +81,7 @@ def test_new_rule_writes_the_rule_its_estate_and_the_estates_four_forms(scaffold
         assert outcomes["fail"] and outcomes["pass"], "the estate has a failing and a passing resource in every form"
 
 
+@CHILD_PROCESS
 def test_the_scaffolded_rule_loads_with_its_id_slug_and_pillar(scaffolded: Path) -> None:
     """In a child process, so that the copy's checks/ is the built-in pack."""
     script = (

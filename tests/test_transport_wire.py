@@ -29,10 +29,10 @@ from azure.core.credentials import AccessToken
 from azure.core.exceptions import AzureError, ServiceResponseTimeoutError
 from azure.core.rest import HttpRequest
 
-from scanner.emulator.cert import make_certificate
 from scanner.sources.live.boundary import Boundary, BoundaryError, Limits, ScanTimeout
 from scanner.sources.live.clients import ClientFactory
 from scanner.sources.live.collect import arm_collection
+from tests.conftest import TIME_LIMIT
 
 TOKEN = "wire-test-token"
 API = {"api-version": "2021-04-01"}
@@ -282,16 +282,16 @@ Start = Callable[..., tuple[WireServer, ClientFactory]]
 
 
 @pytest.fixture
-def wire(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Start]:
+def wire(certificate: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> Iterator[Start]:
     """Starts a `WireServer` running a script, and a `ClientFactory` for it with a fixed token."""
-    certificate, key = make_certificate(tmp_path)
+    cert, key = certificate
     for variable in (*PROXY_VARIABLES, "NO_PROXY", "no_proxy"):
         monkeypatch.delenv(variable, raising=False)
-    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(certificate))
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(cert))
     started: list[tuple[WireServer, ClientFactory]] = []
 
     def start(script: Script, bounds: Limits = QUICK, timeout: float | None = None) -> tuple[WireServer, ClientFactory]:
-        server = WireServer(certificate, key, script)
+        server = WireServer(cert, key, script)
         threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
         factory = ClientFactory(arm_endpoint=server.endpoint, bounds=bounds, timeout=timeout)
         token = AccessToken(TOKEN, int(time.time()) + 3600)
@@ -492,8 +492,17 @@ def test_a_next_link_with_a_space_and_a_non_ascii_character_is_sent_percent_enco
     assert (factory.boundary.requests, factory.boundary.retries) == (3, 0)
 
 
-@pytest.mark.parametrize("stall", ["silent", "trickle"])
-def test_a_body_that_stalls_after_its_head_ends_the_call_with_an_error(wire: Start, stall: str) -> None:
+@pytest.mark.parametrize(
+    ("stall", "read_timeout"),
+    # Silence ends each try at the read timeout, and a read is tried four times: a short one.
+    # A trickle must never be silent that long: it ends at response_seconds, once.
+    [("silent", 0.3), ("trickle", 1.0)],
+    ids=["silent", "trickle"],
+)
+@TIME_LIMIT
+def test_a_body_that_stalls_after_its_head_ends_the_call_with_an_error(
+    wire: Start, stall: str, read_timeout: float
+) -> None:
     def script(request: Received, connection: Wire) -> bool:
         connection.send(head("200 OK", "Content-Type: application/json", "Content-Length: 5000"), b'{"value": [')
         if stall == "silent":
@@ -504,7 +513,7 @@ def test_a_body_that_stalls_after_its_head_ends_the_call_with_an_error(wire: Sta
                 connection.send(b" ")
         return False
 
-    bounds = Limits(read_timeout=1.0, response_seconds=2.0, backoff_factor=0.0)
+    bounds = Limits(read_timeout=read_timeout, response_seconds=2.0, backoff_factor=0.0)
     server, factory = wire(script, bounds)
     error = within(25, lambda: listing(factory, "/subscriptions/s/resourceGroups"))
 
@@ -651,6 +660,7 @@ def trickling(part: str) -> Script:
 
 
 @pytest.mark.parametrize("part", ["head", "body"])
+@TIME_LIMIT
 def test_an_answer_trickled_past_its_bound_is_refused_once_not_retried(wire: Start, part: str) -> None:
     bounds = Limits(read_timeout=5.0, response_seconds=1.5, backoff_factor=0.0)
     server, factory = wire(trickling(part), bounds)
@@ -662,6 +672,7 @@ def test_an_answer_trickled_past_its_bound_is_refused_once_not_retried(wire: Sta
 
 
 @pytest.mark.parametrize("part", ["head", "body"])
+@TIME_LIMIT
 def test_an_answer_trickled_past_the_scans_time_limit_is_a_scan_timeout(wire: Start, part: str) -> None:
     server, factory = wire(trickling(part), timeout=1.5)
     error = within(30, lambda: listing(factory, "/subscriptions/s/resourceGroups"))
@@ -686,6 +697,7 @@ def test_the_same_answer_sent_at_once_is_read(wire: Start) -> None:
     assert (factory.boundary.requests, factory.boundary.retries) == (1, 0)
 
 
+@TIME_LIMIT
 def test_a_head_that_never_comes_is_a_read_timeout_retried_within_the_deadline(wire: Start) -> None:
     """Silence is the socket's read timeout, as before: azure-core's timeout error, which its
     retry policy retries; the deadline is far off."""
@@ -733,13 +745,18 @@ class _Mute(socketserver.BaseRequestHandler):
         (Limits(connect_timeout=30.0), 1.0, ScanTimeout, "not read: the scan's time limit of 1 s was reached"),
     ],
 )
+@TIME_LIMIT
 def test_a_tls_handshake_that_never_ends_is_cut_at_the_deadline(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bounds: Limits, timeout: float | None, kind: type, reason: str
+    certificate: tuple[Path, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    bounds: Limits,
+    timeout: float | None,
+    kind: type,
+    reason: str,
 ) -> None:
-    certificate, _ = make_certificate(tmp_path)
     for variable in (*PROXY_VARIABLES, "NO_PROXY", "no_proxy"):
         monkeypatch.delenv(variable, raising=False)
-    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(certificate))
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(certificate[0]))
     server = _Silent()
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     factory = ClientFactory(
@@ -771,6 +788,7 @@ def test_a_tls_handshake_that_never_ends_is_cut_at_the_deadline(
         (Limits(read_timeout=0.5, response_seconds=30.0), None, TimeoutError, "timed out"),
     ],
 )
+@TIME_LIMIT
 def test_a_request_the_server_does_not_read_is_cut_at_the_deadline_or_its_silence(
     bounds: Limits, timeout: float | None, kind: type, reason: str
 ) -> None:
