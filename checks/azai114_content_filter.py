@@ -425,8 +425,8 @@ def _weaknesses(name: str) -> tuple[str, str, str | None] | None:
     when its threshold is High (harm categories only); None for a filter the rule does not judge."""
     if name in _HARM_KEYS:
         return "harm-off", "harm-annotate", "threshold"
-    if name in (_key(JAILBREAK), _key(INDIRECT_ATTACK)):
-        kind = "jailbreak" if name == _key(JAILBREAK) else "indirect"
+    if name in (_JAILBREAK_KEY, _INDIRECT_KEY):
+        kind = "jailbreak" if name == _JAILBREAK_KEY else "indirect"
         return kind, kind, None
     return None
 
@@ -444,7 +444,7 @@ def _nil_base(policy: Resource, label: str, users: str, entries: list[_Entry]) -
         except UnknownValueError as exc:
             unsure.append(exc)
     missing = [f"{c} ({s.lower()}s)" for c in HARM_CATEGORIES for s in SOURCES if (_key(c), s) not in listed]
-    if not any(name == _key(JAILBREAK) for name, _ in listed):
+    if not any(name == _JAILBREAK_KEY for name, _ in listed):
         missing.append(f"{JAILBREAK} (prompts)")
     if not missing:
         return
@@ -504,9 +504,14 @@ def _short(resource: Resource) -> str:
     return resource.name.rsplit("/", 1)[-1]
 
 
+_SEPARATORS = re.compile(r"[\s_\-]")
+
+
 def _key(name: str) -> str:
     """A filter name as the service matches it: case and separators aside."""
-    return re.sub(r"[\s_\-]", "", name).lower()
+    return _SEPARATORS.sub("", name).lower()
 
 
 _HARM_KEYS = frozenset(_key(c) for c in HARM_CATEGORIES)
+_JAILBREAK_KEY = _key(JAILBREAK)
+_INDIRECT_KEY = _key(INDIRECT_ATTACK)

@@ -117,3 +117,22 @@ def test_a_template_trigger_an_expression_makes_false_names_no_metric() -> None:
             "(properties.profiles.0.rules.1.metricTrigger is bool, not an object)",
         )
     ]
+
+
+def test_a_lambda_written_where_arm_takes_a_value_is_undetermined_in_every_report(tmp_path: Path) -> None:
+    """A bare ``lambda()`` as a property (or as any function's argument but map(), filter() and
+    the like) is not a value ARM deploys; the JSON and SARIF reports crashed on it (exit 70:
+    "Object of type Lambda is not JSON serializable"), found by the fuzzing suite."""
+    template = json.loads((FIXTURES / "rules" / "AZAI-201" / "template.json").read_text(encoding="utf-8"))
+    taints = template["resources"][6]["properties"]["agentPoolProfiles"][4]["nodeTaints"]
+    for written in ("[lambda('x', lambdaVariables('y'))]", "[createArray(lambda('x', lambdaVariables('x')))]"):
+        taints[0] = written
+        path = tmp_path / "template.json"
+        path.write_text(json.dumps(template), encoding="utf-8")
+        for fmt in ("json", "sarif"):
+            done = run_cli("scan", "--format", fmt, "--fail-on", "none", str(path))
+            assert done.returncode == 0, done.stderr
+            json.loads(done.stdout)
+        report = json.loads(run_cli("scan", "--format", "json", "--fail-on", "none", str(path)).stdout)
+        reasons = {(u["rule_id"], u["resource_name"]): u["reason"] for u in report["undetermined"]}
+        assert "lambda" in reasons[("AZAI-102", "akstrain/gpuzero")]

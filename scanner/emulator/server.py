@@ -37,6 +37,14 @@ IDENTITY_HEADER = "azai-emulator"
 _TYPES_IN_QUERY = re.compile(r"type\s+in~\s*\(([^)]*)\)", re.IGNORECASE)
 
 
+class _Server(ThreadingHTTPServer):
+    """A threading HTTP server with room for a scan's burst of connections: socketserver's
+    listen backlog of 5 made the kernel drop the rest of the 32 a live scan opens at once, and
+    each dropped client waited a second to retry, which real ARM never makes it do."""
+
+    request_queue_size = 128
+
+
 @dataclass
 class Faults:
     """Failures to inject. Counters are per emulator, so runs are deterministic."""
@@ -106,11 +114,11 @@ class Emulator:
         self._faulted: set[str] = set()
         self._directory = tempfile.TemporaryDirectory(prefix="azai-emulator-")
         self.ca_bundle, key = make_certificate(Path(self._directory.name))
-        self._arm = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self, tls=True))
+        self._arm = _Server(("127.0.0.1", 0), _handler(self, tls=True))
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(self.ca_bundle, key)
         self._arm.socket = context.wrap_socket(self._arm.socket, server_side=True)
-        self._identity = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self, tls=False))
+        self._identity = _Server(("127.0.0.1", 0), _handler(self, tls=False))
         self.witness = Witness(self.ca_bundle, key)
         self.stopping = threading.Event()  # ends stalled and trickled answers
         self._threads: list[threading.Thread] = []

@@ -60,7 +60,7 @@ def find_config(start: Path) -> Path | None:
         if candidate.is_file():
             return candidate
         pyproject = directory / "pyproject.toml"
-        if pyproject.is_file() and "tool" in _read_toml(pyproject) and "azai" in _read_toml(pyproject)["tool"]:
+        if pyproject.is_file() and "azai" in _read_toml(pyproject).get("tool", {}):
             return pyproject
         if (directory / ".git").exists():
             return None

@@ -241,7 +241,10 @@ class Evaluator:
             node = parse(text)
         except ExpressionError as exc:
             return Unknown(f"malformed expression [{text[:80]}]: {exc}")
-        return self.node_value(node, text)
+        found = self.node_value(node, text)
+        if isinstance(found, Lambda):  # ARM takes a lambda only as an argument of map(), filter()...
+            return Unknown(f"cannot evaluate [{text[:80]}]: a lambda is not a value, only a function's argument")
+        return found
 
     def node_value(self, node: Node, text: str = "") -> Any:
         """A parsed expression's value. A function ARM would reject, or nesting too deep to
@@ -288,6 +291,8 @@ class Evaluator:
         if function is None:
             return Unknown(f"template function {node.name}() is not supported")
         args = [self.node(a) for a in node.args]
+        if any(isinstance(a, Lambda) for a in args):  # ARM takes one only where a function calls it
+            raise TemplateFunctionError(f"{node.name}() takes no lambda")
         unknown = next((a for a in args if isinstance(a, Unknown)), None)
         if unknown is not None and node.name not in _STRUCTURAL and not _decides_on_text(node.name, args):
             return _unknown_result(node.name, args, unknown.reason)
